@@ -1,0 +1,173 @@
+// Package ir is the plain-data model between parsing a user's Go code and
+// emitting mcpgen_gen.go: every tool, resource, prompt, completion and view of
+// one connector, with schemas already computed. It is JSON-marshalable, sorted
+// deterministically, and holds no go/ast or go/types values, so it can be
+// golden-tested and dumped for debugging (mcpgen generate --ir).
+package ir
+
+import (
+	"encoding/json"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+)
+
+// Project is one connector: the module and everything declared in it.
+type Project struct {
+	Module  string `json:"module"`  // module path, e.g. "example.com/acme"
+	Dir     string `json:"dir"`     // absolute module root
+	Name    string `json:"name"`    // server name announced in serverInfo
+	Version string `json:"version"` // server version announced in serverInfo
+	// MainPkg is the import path of the package mcpgen_gen.go is written into
+	// (the module root package, which is package main).
+	MainPkg string `json:"mainPkg"`
+
+	Tools       []Tool       `json:"tools,omitempty"`       // sorted by Name
+	Resources   []Resource   `json:"resources,omitempty"`   // sorted by URI
+	Prompts     []Prompt     `json:"prompts,omitempty"`     // sorted by Name
+	Completions []Completion `json:"completions,omitempty"` // sorted by Ref then Arg
+	Views       []View       `json:"views,omitempty"`       // sorted by Name
+}
+
+// Func names a user's Go function.
+type Func struct {
+	PkgPath string   `json:"pkgPath"`
+	PkgName string   `json:"pkgName"`
+	Name    string   `json:"name"`
+	Pos     diag.Pos `json:"pos"`
+}
+
+// TypeRef names a Go type as generated code must spell it. Named types are
+// PkgPath+Name; other types (slices, maps, basic types) carry Expr, a Go type
+// expression whose package qualifiers are the listed Imports' names.
+type TypeRef struct {
+	PkgPath string `json:"pkgPath,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Pointer bool   `json:"pointer,omitempty"`
+	Expr    string `json:"expr,omitempty"`
+}
+
+// ResultKind says how a handler's Go result becomes an MCP result.
+type ResultKind string
+
+const (
+	ResultNone       ResultKind = "none"       // func(...) error: empty success
+	ResultStruct     ResultKind = "struct"     // structuredContent + JSON text copy + outputSchema
+	ResultText       ResultKind = "text"       // string → one text content
+	ResultBytes      ResultKind = "bytes"      // []byte → blob (resources)
+	ResultContent    ResultKind = "content"    // a runtime content value or list, passed through
+	ResultCallResult ResultKind = "callResult" // *mcp.CallToolResult / *mcp.GetPromptResult / *mcp.ReadResourceResult as is
+	ResultMessages   ResultKind = "messages"   // prompts: []*mcp.PromptMessage or runtime message values
+)
+
+// Signature is the shape of a handler, checked by the parser.
+type Signature struct {
+	Context bool       `json:"context"`          // first parameter is context.Context
+	Input   *TypeRef   `json:"input,omitempty"`  // the input struct, if any
+	Result  *TypeRef   `json:"result,omitempty"` // the first result, if any
+	Kind    ResultKind `json:"kind"`
+	Error   bool       `json:"error"` // last result is error
+}
+
+// Annotations are the tool hints. Every tool gets all four, explicit.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// Tool is one //mcpgen:tool.
+type Tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description"`
+	Func         Func            `json:"func"`
+	Sig          Signature       `json:"sig"`
+	InputSchema  json.RawMessage `json:"inputSchema"`            // root type object, 2020-12
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"` // for ResultStruct
+	Annotations  Annotations     `json:"annotations"`
+	TimeoutMS    int64           `json:"timeoutMs,omitempty"` // 0: runtime default
+	UI           string          `json:"ui,omitempty"`        // view name (ui/NAME.tsx)
+	Visibility   []string        `json:"visibility,omitempty"`
+	// MaxResultChars overrides the runtime's result-size cap for this tool.
+	MaxResultChars int `json:"maxResultChars,omitempty"`
+}
+
+// Resource is one //mcpgen:resource: a fixed URI or an RFC 6570 template whose
+// variables bind to the fields of the input struct (by JSON name).
+type Resource struct {
+	URI         string    `json:"uri"`
+	Template    bool      `json:"template"`
+	Name        string    `json:"name"`
+	Title       string    `json:"title,omitempty"`
+	Description string    `json:"description"`
+	MIMEType    string    `json:"mimeType,omitempty"`
+	Func        Func      `json:"func"`
+	Sig         Signature `json:"sig"`
+	// Vars maps each template variable to the Go field it sets.
+	Vars []TemplateVar `json:"vars,omitempty"`
+}
+
+// TemplateVar binds one URI template variable to an input struct field.
+type TemplateVar struct {
+	Name  string `json:"name"`  // variable name in the template
+	Field string `json:"field"` // Go field name in the input struct
+	Kind  string `json:"kind"`  // Go basic kind of the field: string, int, int64, bool, ...
+}
+
+// Prompt is one //mcpgen:prompt.
+type Prompt struct {
+	Name        string      `json:"name"`
+	Title       string      `json:"title,omitempty"`
+	Description string      `json:"description"`
+	Func        Func        `json:"func"`
+	Sig         Signature   `json:"sig"`
+	Arguments   []PromptArg `json:"arguments,omitempty"`
+}
+
+// PromptArg is one prompt argument, from one string field of the input struct.
+type PromptArg struct {
+	Name        string `json:"name"`  // JSON name
+	Field       string `json:"field"` // Go field name
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required"`
+}
+
+// Completion is one //mcpgen:complete: a function that proposes values for
+// one prompt argument or one resource template variable.
+type Completion struct {
+	// RefKind is "prompt" or "resource"; Ref is the prompt name or the
+	// resource template URI.
+	RefKind string `json:"refKind"`
+	Ref     string `json:"ref"`
+	Arg     string `json:"arg"`
+	Func    Func   `json:"func"`
+	// Context reports whether the function takes the other arguments already
+	// given (map[string]string) as well as the partial value.
+	Context bool `json:"context"`
+}
+
+// View is one ui/NAME.tsx (or ui/NAME/index.tsx) bundled into one HTML
+// document.
+type View struct {
+	Name string   `json:"name"`
+	File string   `json:"file"` // source path relative to the module root
+	URI  string   `json:"uri"`  // ui://NAME/HASH: changes when HTML changes
+	HTML string   `json:"-"`    // the bundle; not in IR dumps
+	Hash string   `json:"hash"` // hex sha256 of HTML (first 16 chars)
+	Meta ViewMeta `json:"meta"`
+}
+
+// ViewMeta is the MCP Apps metadata placed on the view resource (_meta.ui).
+type ViewMeta struct {
+	ConnectDomains  []string `json:"connectDomains,omitempty"`
+	ResourceDomains []string `json:"resourceDomains,omitempty"`
+	FrameDomains    []string `json:"frameDomains,omitempty"`
+	BaseURIDomains  []string `json:"baseUriDomains,omitempty"`
+	Permissions     []string `json:"permissions,omitempty"` // e.g. camera, microphone, geolocation, clipboardWrite
+	Domain          string   `json:"domain,omitempty"`
+	PrefersBorder   *bool    `json:"prefersBorder,omitempty"`
+	Title           string   `json:"title,omitempty"`
+	Description     string   `json:"description,omitempty"`
+}
