@@ -5,6 +5,7 @@ package diag
 
 import (
 	"fmt"
+	"go/token"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,6 +43,15 @@ func (p Pos) String() string {
 		return fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// At converts a go/token position.
+func At(fset *token.FileSet, p token.Pos) Pos {
+	if fset == nil || !p.IsValid() {
+		return Pos{}
+	}
+	tp := fset.Position(p)
+	return Pos{File: tp.Filename, Line: tp.Line, Col: tp.Column}
 }
 
 // Diagnostic is one problem at one place, with the fix when one is known.
