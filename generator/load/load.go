@@ -1,0 +1,176 @@
+// Package load turns a Go module directory into type-checked packages with
+// go/packages: every package of the module (./..., tests excluded), with
+// syntax and type information, and every type error in them as a positioned
+// diagnostic. The files mcpgen generates (mcpgen_gen.go, mcpgen_views_gen.go)
+// are replaced by stubs while loading, because they may be stale or missing
+// when mcpgen runs; errors in them never reach the user.
+package load
+
+import (
+	"context"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+)
+
+// The files mcpgen writes into the module root package.
+const (
+	GenFile      = "mcpgen_gen.go"
+	ViewsGenFile = "mcpgen_views_gen.go"
+	RuntimePath  = "github.com/mcpgen/mcpgen/runtime"
+)
+
+// Program is a loaded module.
+type Program struct {
+	Dir    string // absolute module root
+	Module string // module path from go.mod
+	Fset   *token.FileSet
+	// Packages are the module's packages, sorted by import path.
+	Packages []*packages.Package
+	// Root is the package in Dir (nil when Dir holds no Go files).
+	Root *packages.Package
+}
+
+// Mode is what Load asks of go/packages.
+const Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+	packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule | packages.NeedTypesSizes
+
+// Load loads every package of the module at dir. Problems (a missing go.mod,
+// syntax and type errors) are added to diags; ok is false when any error
+// was added. The returned Program holds whatever could be loaded.
+func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
+	before := len(*diags)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		diags.Errorf(diag.Pos{File: dir}, "load", hintLoad, msgLoad, err)
+		return nil, false
+	}
+	gomod := filepath.Join(abs, "go.mod")
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		diags.Errorf(diag.Pos{File: abs}, "no-go-mod", hintNoGoMod, msgNoGoMod, abs)
+		return nil, false
+	}
+	module := modfile.ModulePath(data)
+	if module == "" {
+		diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "bad-go-mod", hintBadGoMod, msgBadGoMod)
+		return nil, false
+	}
+	prog := &Program{Dir: abs, Module: module, Fset: token.NewFileSet()}
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    Mode,
+		Dir:     abs,
+		Fset:    prog.Fset,
+		Overlay: overlay(abs),
+		Tests:   false,
+	}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil {
+		diags.Errorf(diag.Pos{File: abs}, "load", hintLoad, msgLoad, err)
+		return prog, false
+	}
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Path != module {
+			continue // a nested module's package
+		}
+		prog.Packages = append(prog.Packages, p)
+		if len(p.GoFiles) > 0 && filepath.Dir(p.GoFiles[0]) == abs {
+			prog.Root = p
+		}
+		for _, e := range p.Errors {
+			pos := errorPos(e.Pos)
+			if generated(abs, pos.File) {
+				continue
+			}
+			key := pos.String() + "\x00" + e.Msg
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			msg := e.Msg
+			if pos.File == "" || pos.File == "-" {
+				pos = diag.Pos{File: abs}
+			}
+			diags.Errorf(pos, "go", "", msgPackageError, msg)
+		}
+	}
+	sort.Slice(prog.Packages, func(i, j int) bool { return prog.Packages[i].PkgPath < prog.Packages[j].PkgPath })
+	if len(prog.Packages) == 0 {
+		diags.Errorf(diag.Pos{File: abs}, "no-packages", hintNoPackages, msgNoPackages, abs)
+	}
+	return prog, !(*diags)[before:].HasErrors()
+}
+
+// overlay replaces the generated files of the root package by stubs that
+// declare what user code refers to (mcpgenApp, mcpgenViews), so a stale or
+// missing generated file does not stop the load.
+func overlay(dir string) map[string][]byte {
+	name := rootPackageName(dir)
+	stub := fmt.Sprintf("package %s\n", name)
+	gen := stub
+	if name == "main" {
+		gen = fmt.Sprintf("package main\n\nimport mcpgenruntime %q\n\nfunc mcpgenApp() *mcpgenruntime.App { return nil }\n\nvar mcpgenViews []mcpgenruntime.View\n", RuntimePath)
+	}
+	return map[string][]byte{
+		filepath.Join(dir, GenFile):      []byte(gen),
+		filepath.Join(dir, ViewsGenFile): []byte(stub),
+	}
+}
+
+// rootPackageName reads the package clause of the first user file in dir.
+func rootPackageName(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") || n == GenFile || n == ViewsGenFile {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, parser.PackageClauseOnly)
+		if err == nil && f.Name != nil {
+			return f.Name.Name
+		}
+	}
+	return "main"
+}
+
+// generated reports whether file is one of the files mcpgen writes.
+func generated(dir, file string) bool {
+	return file == filepath.Join(dir, GenFile) || file == filepath.Join(dir, ViewsGenFile)
+}
+
+// errorPos parses go/packages' "file:line:col" error positions.
+func errorPos(s string) diag.Pos {
+	if s == "" || s == "-" {
+		return diag.Pos{}
+	}
+	parts := strings.Split(s, ":")
+	var nums []int
+	for len(parts) > 1 && len(nums) < 2 {
+		n, err := strconv.Atoi(parts[len(parts)-1])
+		if err != nil {
+			break
+		}
+		nums = append([]int{n}, nums...)
+		parts = parts[:len(parts)-1]
+	}
+	p := diag.Pos{File: strings.Join(parts, ":")}
+	if len(nums) > 0 {
+		p.Line = nums[0]
+	}
+	if len(nums) > 1 {
+		p.Col = nums[1]
+	}
+	return p
+}

@@ -1,0 +1,102 @@
+package load
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = goMod(t, "example.com/acme")
+	sum, err := os.ReadFile(filepath.Join(testenv.Root(), "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.sum"] = string(sum)
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const mainGo = `package main
+
+import "github.com/mcpgen/mcpgen/runtime"
+
+var app *runtime.App = mcpgenApp()
+
+func main() { _ = app; _ = mcpgenViews }
+`
+
+func TestLoadStaleGenerated(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"main.go": mainGo,
+		// A stale generated file that no longer compiles must not matter.
+		GenFile:         "package main\n\nfunc mcpgenApp() int { return undefined }\n",
+		"orders/find.go": "package orders\n\n// Find finds.\nfunc Find() error { return nil }\n",
+	})
+	var diags diag.List
+	prog, ok := Load(context.Background(), dir, &diags)
+	if !ok {
+		t.Fatalf("Load: %s", diags.Render(dir))
+	}
+	if prog.Module != "example.com/acme" || prog.Root == nil || prog.Root.Name != "main" {
+		t.Fatalf("module %q root %v", prog.Module, prog.Root)
+	}
+	var paths []string
+	for _, p := range prog.Packages {
+		paths = append(paths, p.PkgPath)
+	}
+	if got := strings.Join(paths, " "); got != "example.com/acme example.com/acme/orders" {
+		t.Errorf("packages: %s", got)
+	}
+}
+
+func TestLoadTypeErrors(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"main.go":        mainGo,
+		"orders/find.go": "package orders\n\nfunc Find() error {\n\treturn 42\n}\n",
+	})
+	var diags diag.List
+	_, ok := Load(context.Background(), dir, &diags)
+	if ok {
+		t.Fatal("Load succeeded on a type error")
+	}
+	got := diags.Render(dir)
+	if !strings.Contains(got, "orders/find.go:4:9: cannot use 42") {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+}
+
+func TestLoadNoGoMod(t *testing.T) {
+	var diags diag.List
+	if _, ok := Load(context.Background(), t.TempDir(), &diags); ok || len(diags) != 1 || diags[0].Code != "no-go-mod" {
+		t.Fatalf("got %s", diags.Render(""))
+	}
+}
+
+// goMod returns a go.mod for module that requires mcpgen from this checkout
+// (and what mcpgen requires, as a tidy module would).
+func goMod(t *testing.T, module string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.Root(), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	lines[0] = "module " + module
+	return strings.Join(lines, "\n") + "\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + testenv.Root() + "\n"
+}
