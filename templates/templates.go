@@ -1,0 +1,110 @@
+// Package templates holds what `mcpgen new` writes: a working connector with
+// one useful tool, a test that calls it through a real MCP client, a README
+// and a .gitignore. Files are text/template documents named NAME.tmpl; a
+// leading "dot-" in a name becomes ".", so the embedded tree holds no hidden
+// files and no go.mod that would cut it out of this module.
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+//go:embed project
+var project embed.FS
+
+// Module is the import path of mcpgen itself, which every project requires.
+const Module = "github.com/mcpgen/mcpgen"
+
+// Data fills the templates.
+type Data struct {
+	// Name is the connector's name: the server name announced to hosts and
+	// the binary's name.
+	Name string
+	// Module is the new project's module path.
+	Module string
+	// GoVersion is the go directive of the new go.mod, e.g. "1.26.0".
+	GoVersion string
+	// MCPGenVersion is the required version of mcpgen.
+	MCPGenVersion string
+	// MCPGenReplace, when set, is the directory of an mcpgen source checkout
+	// that replaces the required version (mcpgen is used from source).
+	MCPGenReplace string
+}
+
+// Files renders every template into file contents keyed by the path to
+// write, relative to the project root.
+func Files(d Data) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := fs.WalkDir(project, "project", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		src, err := project.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, "project/"), ".tmpl")
+		dir, base := path.Split(rel)
+		if strings.HasPrefix(base, "dot-") {
+			base = "." + strings.TrimPrefix(base, "dot-")
+		}
+		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath}).Option("missingkey=error").Parse(string(src))
+		if err != nil {
+			return fmt.Errorf("template %s: %w", rel, err)
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, d); err != nil {
+			return fmt.Errorf("template %s: %w", rel, err)
+		}
+		out[dir+base] = b.Bytes()
+		return nil
+	})
+	return out, err
+}
+
+// Write renders the templates into dir, which must not exist or be empty,
+// and returns the written paths (relative to dir, sorted).
+func Write(dir string, d Data) ([]string, error) {
+	if d.Name == "" || d.Module == "" || d.GoVersion == "" || d.MCPGenVersion == "" {
+		return nil, errors.New("templates: Name, Module, GoVersion and MCPGenVersion are required")
+	}
+	files, err := Files(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var written []string
+	for rel, contents := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, contents, 0o644); err != nil {
+			return nil, err
+		}
+		written = append(written, rel)
+	}
+	sort.Strings(written)
+	return written, nil
+}
+
+// gomodPath quotes a filesystem path for a go.mod replace directive when it
+// needs quoting.
+func gomodPath(p string) string {
+	if strings.ContainsAny(p, " \t\"'`\\") {
+		return fmt.Sprintf("%q", p)
+	}
+	return p
+}
