@@ -15,6 +15,10 @@ type App struct {
 	Name         string
 	Version      string
 	Instructions string
+	// MaxResultChars caps the text of every tool result (see
+	// DefaultMaxResultChars); a Tool's own MaxResultChars overrides it.
+	// 0: the default.
+	MaxResultChars int
 
 	Tools       []Tool
 	Resources   []Resource

@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"context"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is what the runtime knows about the MCP request a handler serves.
+// The runtime puts it into the handler's context; the context helpers of
+// package mcpgen read it.
+type Call struct {
+	Server  *Server
+	Session *mcp.ServerSession // nil for requests that have no session
+	// Request is the go-sdk request: *mcp.CallToolRequest,
+	// *mcp.ReadResourceRequest, *mcp.GetPromptRequest or *mcp.CompleteRequest.
+	Request mcp.Request
+	// Tool, Resource or Prompt name the feature being served ("" if none).
+	Tool, Resource, Prompt string
+}
+
+// ProgressToken returns the request's progress token with its JSON type
+// (a string, or a number decoded as float64), or nil when the client sent
+// none.
+func (c *Call) ProgressToken() any {
+	if c == nil || c.Request == nil {
+		return nil
+	}
+	p := c.Request.GetParams()
+	if p == nil {
+		return nil
+	}
+	return p.GetMeta()["progressToken"]
+}
+
+type callKey struct{}
+
+// withCall returns ctx carrying c.
+func withCall(ctx context.Context, c *Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the Call a handler's context carries, or nil outside a
+// handler.
+func CallFrom(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}
+
+func stderr() *os.File { return os.Stderr }

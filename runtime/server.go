@@ -1,0 +1,262 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxResultChars is the default cap on the text of one tool result:
+// about 25,000 tokens at four characters a token, the hard limit chat hosts
+// apply by default. Text beyond it is cut with a notice, never an error.
+const DefaultMaxResultChars = 100_000
+
+// DefaultMaxBodyBytes is the default limit on one HTTP request body; larger
+// bodies are answered 413.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Server is a connector's MCP server: the generated App registered on a
+// go-sdk server.
+type Server struct {
+	app    *App
+	opts   options
+	mcp    *mcp.Server
+	logger *slog.Logger
+
+	tools       map[string]*tool // by name, immutable after NewServer
+	resources   map[string]*Resource
+	templates   []*resourceTemplate
+	prompts     map[string]*Prompt
+	completions map[completionKey]CompletionHandler
+
+	mu    sync.Mutex
+	views map[string]View // by name
+}
+
+type options struct {
+	logger         *slog.Logger
+	maxResultChars int
+	stateless      bool
+	eventStore     mcp.EventStore
+	noEventStore   bool
+	instructions   string
+	openAI         bool
+	maxBodyBytes   int64
+	allowedOrigins []string
+	pageSize       int
+}
+
+// Option configures NewServer.
+type Option func(*options)
+
+// WithLogger sets the logger for server activity (errors, panics with their
+// stack). The default writes text to stderr at level Info.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithMaxResultChars sets the default cap on the text of one tool result
+// (DefaultMaxResultChars when unset). App.MaxResultChars and a tool's own
+// MaxResultChars take precedence.
+func WithMaxResultChars(n int) Option { return func(o *options) { o.maxResultChars = n } }
+
+// WithStateless serves HTTP without sessions (MCP 2026-07-28 stateless
+// mode): each request stands alone, so resource subscriptions, server-to-
+// client requests (sampling, elicitation), stream resumption and a per-
+// session log level are unavailable.
+func WithStateless(stateless bool) Option { return func(o *options) { o.stateless = stateless } }
+
+// WithEventStore sets where HTTP stream events are kept for resumption
+// (Last-Event-ID). The default is an in-memory store; nil disables
+// resumption.
+func WithEventStore(store mcp.EventStore) Option {
+	return func(o *options) { o.eventStore = store; o.noEventStore = store == nil }
+}
+
+// WithInstructions sets the server instructions sent to clients at
+// initialization, overriding App.Instructions.
+func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
+
+// WithOpenAIMeta also emits the keys older ChatGPT hosts read
+// (_meta["openai/outputTemplate"] on tools with a view).
+func WithOpenAIMeta(on bool) Option { return func(o *options) { o.openAI = on } }
+
+// WithMaxBodyBytes limits the size of one HTTP request body
+// (DefaultMaxBodyBytes when unset); larger bodies are answered 413.
+func WithMaxBodyBytes(n int64) Option { return func(o *options) { o.maxBodyBytes = n } }
+
+// WithAllowedOrigins adds browser origins (such as "https://app.example.com")
+// allowed to call the HTTP endpoint. Loopback origins and the server's own
+// host are always allowed; any other Origin is answered 403.
+func WithAllowedOrigins(origins ...string) Option {
+	return func(o *options) { o.allowedOrigins = append(o.allowedOrigins, origins...) }
+}
+
+// WithPageSize sets how many items one page of tools/list, resources/list
+// and prompts/list holds.
+func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
+
+// NewServer registers app's tools, resources, prompts, completions and views
+// on a new go-sdk server. It reports every invalid registration (a bad schema,
+// a duplicate name, a tool naming an unknown view) in one error.
+func NewServer(app *App, opts ...Option) (*Server, error) {
+	if app == nil {
+		return nil, fmt.Errorf("mcpgen runtime: NewServer needs an App, got nil")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.NewTextHandler(stderr(), nil))
+	}
+	if o.maxBodyBytes == 0 {
+		o.maxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.instructions == "" {
+		o.instructions = app.Instructions
+	}
+	s := &Server{
+		app:         app,
+		opts:        o,
+		logger:      o.logger,
+		tools:       make(map[string]*tool),
+		resources:   make(map[string]*Resource),
+		prompts:     make(map[string]*Prompt),
+		completions: make(map[completionKey]CompletionHandler),
+		views:       make(map[string]View),
+	}
+	sopts := &mcp.ServerOptions{
+		Instructions: o.instructions,
+		Logger:       slog.New(minLevel{o.logger.Handler(), slog.LevelWarn}),
+		PageSize:     o.pageSize,
+	}
+	hasSubscribable := false
+	for i := range app.Resources {
+		if !app.Resources[i].Template {
+			hasSubscribable = true
+		}
+	}
+	if hasSubscribable {
+		sopts.SubscribeHandler = s.subscribe
+		sopts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+	}
+	if len(app.Completions) > 0 {
+		sopts.CompletionHandler = s.complete
+	}
+	name, version := app.Name, app.Version
+	if name == "" {
+		name = "mcpgen-connector"
+	}
+	if version == "" {
+		version = "(devel)"
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
+
+	var errs errList
+	for _, v := range app.Views {
+		if v.Name == "" || v.URI == "" {
+			errs.addf("view %q: a view needs a Name and a URI", v.Name)
+			continue
+		}
+		s.views[v.Name] = v
+	}
+	for i := range app.Tools {
+		s.addTool(&app.Tools[i], &errs)
+	}
+	for i := range app.Resources {
+		s.addResource(&app.Resources[i], &errs)
+	}
+	for i := range app.Prompts {
+		s.addPrompt(&app.Prompts[i], &errs)
+	}
+	for _, c := range app.Completions {
+		s.addCompletion(c, &errs)
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	for _, v := range app.Views {
+		s.addViewResource(v)
+	}
+	for _, t := range s.sortedTools() {
+		s.mcp.AddTool(s.sdkTool(t), t.handle)
+	}
+	return s, nil
+}
+
+// MCP returns the underlying go-sdk server, for anything mcpgen does not
+// cover (middleware, extra features).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Logger returns the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.logger }
+
+// ResourceUpdated notifies the sessions subscribed to uri that it changed.
+func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
+	return s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+}
+
+// Handler returns the Streamable HTTP handler (mount it at /mcp). It
+// rejects foreign Host and Origin headers with 403 (DNS-rebinding
+// protection) and bodies over the size limit with 413.
+func (s *Server) Handler() http.Handler {
+	hopts := &mcp.StreamableHTTPOptions{
+		Stateless:           s.opts.stateless,
+		Logger:              slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
+		MaxRequestBodyBytes: s.opts.maxBodyBytes,
+	}
+	if !s.opts.stateless && !s.opts.noEventStore {
+		hopts.EventStore = s.opts.eventStore
+		if hopts.EventStore == nil {
+			hopts.EventStore = mcp.NewMemoryEventStore(nil)
+		}
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, hopts)
+	return &guard{next: h, allowed: s.opts.allowedOrigins}
+}
+
+// ServeStdio serves one client over newline-delimited JSON-RPC on the
+// process's stdin and stdout until ctx is done or stdin closes.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+}
+
+type errList []string
+
+func (e *errList) addf(format string, args ...any) { *e = append(*e, fmt.Sprintf(format, args...)) }
+
+func (e errList) err() error {
+	switch len(e) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("mcpgen runtime: %s", e[0])
+	}
+	msg := fmt.Sprintf("mcpgen runtime: %d problems:", len(e))
+	for _, m := range e {
+		msg += "\n\t" + m
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// minLevel drops records below a level: the SDK logs every subscription
+// and notification at Info, which is noise in a connector's log.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}
