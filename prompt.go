@@ -13,7 +13,9 @@ func AssistantText(s string) *mcp.PromptMessage { return AssistantMessage(Text(s
 
 // UserMessage returns a user message holding any content block (text,
 // image, audio, embedded resource).
-func UserMessage(c mcp.Content) *mcp.PromptMessage { return &mcp.PromptMessage{Role: "user", Content: c} }
+func UserMessage(c mcp.Content) *mcp.PromptMessage {
+	return &mcp.PromptMessage{Role: "user", Content: c}
+}
 
 // AssistantMessage returns an assistant message holding any content block.
 func AssistantMessage(c mcp.Content) *mcp.PromptMessage {

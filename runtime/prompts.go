@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -206,4 +206,3 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *m
 	}
 	return res, nil
 }
-
