@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpgen/mcpgen"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestSimpleText returns a short fixed text.
+//
+//mcpgen:tool readonly
+func TestSimpleText() (string, error) {
+	return "This is a simple text response for testing.", nil
+}
+
+// TestImageContent returns a one-pixel red PNG image.
+//
+//mcpgen:tool readonly
+func TestImageContent() (mcp.Content, error) {
+	return mcpgen.Image(redPixelPNG(), "image/png"), nil
+}
+
+// TestAudioContent returns a short silent WAV recording.
+//
+//mcpgen:tool readonly
+func TestAudioContent() (mcp.Content, error) {
+	return mcpgen.Audio(silentWAV(), "audio/wav"), nil
+}
+
+// TestEmbeddedResource returns a text resource embedded in the result.
+//
+//mcpgen:tool readonly
+func TestEmbeddedResource() (mcp.Content, error) {
+	return mcpgen.EmbeddedText("test://embedded-resource", "text/plain", "This is an embedded resource content."), nil
+}
+
+// TestMultipleContentTypes returns text, an image and an embedded JSON
+// resource in one result.
+//
+//mcpgen:tool readonly
+func TestMultipleContentTypes() (mcpgen.Contents, error) {
+	return mcpgen.Contents{
+		mcpgen.Text("Multiple content types test:"),
+		mcpgen.Image(redPixelPNG(), "image/png"),
+		mcpgen.EmbeddedText("test://mixed-content-resource", "application/json", `{"test":"data","value":123}`),
+	}, nil
+}
+
+// TestErrorHandling always fails, to show how an error reaches the model.
+//
+//mcpgen:tool readonly
+func TestErrorHandling(ctx context.Context) error {
+	return errors.New("This tool intentionally returns an error for testing")
+}

@@ -1,0 +1,169 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+// workDir holds what the tests build: the mcpgen binary, a copy of the
+// example and the example's binary. TestMain removes it.
+var workDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpgen-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	workDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// everythingBinary builds examples/everything once per test run, the way a
+// user does: `go build ./cmd/mcpgen`, then `mcpgen build DIR -o BIN`. The
+// example is built from a copy, so generation never writes into the source
+// tree while tests run.
+func everythingBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() { built.bin, built.err = buildEverything() })
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+func buildEverything() (string, error) {
+	root := testenv.Root()
+	mcpgen := filepath.Join(workDir, "mcpgen")
+	if out, err := run(root, "go", "build", "-o", mcpgen, "./cmd/mcpgen"); err != nil {
+		return "", fmt.Errorf("go build ./cmd/mcpgen: %v\n%s", err, out)
+	}
+	src := filepath.Join(workDir, "everything")
+	if err := copyModule(filepath.Join(root, "examples", "everything"), src, root); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(workDir, "everything-server")
+	if out, err := run(src, mcpgen, "build", src, "-o", bin); err != nil {
+		return "", fmt.Errorf("mcpgen build examples/everything: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// copyModule copies the Go module at from into to, pointing its replace
+// directive for mcpgen at root (the copy is no longer two levels below it).
+func copyModule(from, to, root string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if rel == "go.mod" {
+			b = bytes.ReplaceAll(b, []byte("=> ../.."), []byte("=> "+root))
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+}
+
+func run(dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
+// syncBuffer collects a child process's output for the test log.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serve starts bin on a free loopback port and returns its MCP endpoint.
+// The server is stopped (SIGINT, then SIGKILL) when the test ends; its log
+// is shown if the test failed.
+func serve(t *testing.T, bin string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+
+	var logs syncBuffer
+	cmd := exec.Command(bin, "--addr", addr)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Errorf("the server did not stop within 5s of SIGINT")
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the server exited before serving: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not listen on %s within 15s:\n%s", addr, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
