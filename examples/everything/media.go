@@ -26,13 +26,13 @@ func silentWAV() []byte {
 	b.WriteString("RIFF")
 	put(uint32(36 + len(data)))
 	b.WriteString("WAVEfmt ")
-	put(uint32(16))        // fmt chunk size
-	put(uint16(1))         // PCM
-	put(uint16(1))         // channels
-	put(uint32(rate))      // sample rate
-	put(uint32(rate * 2))  // byte rate
-	put(uint16(2))         // block align
-	put(uint16(16))        // bits per sample
+	put(uint32(16))       // fmt chunk size
+	put(uint16(1))        // PCM
+	put(uint16(1))        // channels
+	put(uint32(rate))     // sample rate
+	put(uint32(rate * 2)) // byte rate
+	put(uint16(2))        // block align
+	put(uint16(16))       // bits per sample
 	b.WriteString("data")
 	put(uint32(len(data)))
 	b.Write(data)
