@@ -695,6 +695,11 @@ func (bd *build) apply(fn *node, opts []option, fc *fctx) (hasDefault bool) {
 			}
 		}
 		t := target(fn, c.applies)
+		if t == nil && o.Key == "type" {
+			bd.errorf(pos, fmt.Sprintf(hintTypeNotAny, o.Value), "schema-not-applicable", msgTypeNotAny,
+				o.Value, fc.name, bd.qualify(fn.gtOr()), jsonKind(fn))
+			continue
+		}
 		if t == nil {
 			bd.errorf(pos, fmt.Sprintf(hintNotApplicable, o.Key, c.applies), "schema-not-applicable", msgNotApplicable,
 				o.Key, fc.name, bd.qualify(fn.gtOr()), jsonKind(fn))
@@ -799,7 +804,7 @@ func (bd *build) apply(fn *node, opts []option, fc *fctx) (hasDefault bool) {
 			for _, s := range strings.Split(o.Value, "|") {
 				v, err := typedValue(t, s)
 				if err != "" {
-					bd.errorf(vpos, err, "schema-bad-value", msgBadValue, o.Key+" value", s, fc.name, jsonKind(t), err)
+					bd.errorf(vpos, err, "schema-bad-value", msgBadValue, o.Key+" value", s, fc.name, jsonKind(t))
 					ok = false
 					continue
 				}
@@ -820,7 +825,7 @@ func (bd *build) apply(fn *node, opts []option, fc *fctx) (hasDefault bool) {
 		case "const", "default", "example":
 			v, err := typedValue(t, o.Value)
 			if err != "" {
-				bd.errorf(vpos, err, "schema-bad-value", msgBadValue, o.Key, o.Value, fc.name, jsonKind(t), err)
+				bd.errorf(vpos, err, "schema-bad-value", msgBadValue, o.Key, o.Value, fc.name, jsonKind(t))
 				continue
 			}
 			switch o.Key {
@@ -1026,6 +1031,10 @@ func (bd *build) runChecks(root *node) {
 		var inst any
 		if err := json.Unmarshal(c.val, &inst); err != nil {
 			continue // typedValue produced it; cannot happen
+		}
+		if msg := violation(c.n, inst); msg != "" {
+			bd.errorf(c.pos, hintBadDefault, "schema-bad-"+c.what, msgBadDefault, c.what+" "+string(c.val), c.fc.name, msg)
+			continue
 		}
 		if err := rs.Validate(inst); err != nil {
 			msg := err.Error()

@@ -50,7 +50,7 @@ const (
 	hintTypes          = "valid types: string, number, integer, boolean, object, array"
 	msgTypeNotAny      = "constraint type=%s of field %s only applies to fields whose Go type has no fixed JSON shape (any, json.RawMessage, MarshalJSON types); %s is already JSON %s"
 	hintTypeNotAny     = "remove type=%s"
-	msgBadValue        = "%s %q of field %s is not a valid %s: %s"
+	msgBadValue        = "%s %q of field %s is not a valid %s"
 	hintBadValue       = "%s"
 	msgBadDefault      = "%s of field %s does not satisfy the field's own schema: %s"
 	hintBadDefault     = "change the default or the constraints so they agree"

@@ -88,6 +88,7 @@ func (b *Builder) object(t types.Type, at token.Pos, diags *diag.List, output bo
 		defs: map[string]*node{}, stack: map[string]bool{}}
 	n := bd.root(t, at)
 	local := bd.diags
+	local.Sort()
 	for _, d := range local {
 		k := d.Pos.String() + "\x00" + d.Message
 		if !b.reported[k] {

@@ -131,8 +131,10 @@ func TestGolden(t *testing.T) {
 				if output {
 					build = l.b.Output
 				}
-				raw, ok := build(tn.Type(), tn.Pos(), &diags)
-				if ok != !diags.HasErrors() {
+				var these diag.List
+				raw, ok := build(tn.Type(), tn.Pos(), &these)
+				diags.Append(these)
+				if ok != !these.HasErrors() {
 					t.Errorf("%s: ok=%v but errors=%v", line, ok, diags.HasErrors())
 				}
 				if !ok {
@@ -220,7 +222,7 @@ func checkInstances(t *testing.T, ar *txtar.Archive, name string, raw []byte) {
 	}
 	for _, f := range ar.Files {
 		kind, file, _ := strings.Cut(f.Name, "/")
-		if file != name+".json" {
+		if file != name+".json" || (kind != "valid" && kind != "invalid" && kind != "defaults") {
 			continue
 		}
 		for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
