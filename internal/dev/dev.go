@@ -1,0 +1,465 @@
+// Package dev is `mcpgen dev`: it watches a connector's sources, rebuilds
+// what changed, and serves the connector through a long-lived front whose
+// MCP sessions survive every rebuild. Go edits rebuild and restart the
+// connector process behind the front; view edits are rebundled and swapped
+// in the front directly, without a restart.
+package dev
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure Run.
+type Options struct {
+	// Dir is the project directory (holding go.mod); "" is the current one.
+	Dir string
+	// Addr is where the front listens; "" is 127.0.0.1:8080. Port 0 picks a
+	// free port (see Ready).
+	Addr string
+	// AllowHosts are extra Host (and Origin) names accepted besides
+	// localhost, e.g. a tunnel's public hostname. "*.example.com" matches
+	// subdomains. $MCPGEN_DEV_ALLOW_HOST (comma-separated) adds more.
+	AllowHosts []string
+	// Stdout receives progress; Stderr receives diagnostics and the
+	// connector's own output. Nil discards.
+	Stdout, Stderr io.Writer
+
+	// Builder builds the connector binary; nil builds with `go build`.
+	Builder Builder
+	// Views makes the project's view bundler; nil uses a built-in esbuild
+	// bundler.
+	Views ViewsFunc
+	// Env is extra environment for the connector process.
+	Env []string
+	// Ready, when set, is called once with the front's URL after the first
+	// build (good or bad) has been reported.
+	Ready func(url string)
+	// Events, when set, is called after every rebuild that follows Ready,
+	// with what happened.
+	// Benchmarks and tools use it; the terminal output does not depend on it.
+	Events func(Event)
+}
+
+// Event reports one finished rebuild.
+type Event struct {
+	Kind     string        // "views", "go", "restart"
+	Files    []string      // the changed files, relative to Dir
+	OK       bool          // false: diagnostics were printed, the last good build still serves
+	Duration time.Duration // from the end of the debounce to serving
+}
+
+// event is what the dev loop reacts to, besides file batches.
+type event struct {
+	relist *child // the connector announced a list change
+	exited *child // the connector exited
+}
+
+// Run serves the project at opts.Dir until ctx ends. It returns an error
+// only when it cannot start (a bad directory, a busy address); build
+// errors are printed and waited out.
+func Run(ctx context.Context, opts Options) error {
+	r, err := newRunner(opts)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	opts  Options
+	dir   string
+	out   *term
+	front *front
+	evs   chan event
+	tmp   string
+	views Views
+	gen   int
+	// serving is set once the first build has been reported; Events are
+	// sent only for the rebuilds after it.
+	serving bool
+
+	mu      sync.Mutex
+	current *child // the serving connector process
+	started time.Time
+	backoff time.Duration
+}
+
+func newRunner(opts Options) (*runner, error) {
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:8080"
+	}
+	if opts.Builder == nil {
+		opts.Builder = GoBuilder{Dir: opts.Dir}
+	}
+	if opts.Views == nil {
+		opts.Views = newESBuildViews
+	}
+	if env := os.Getenv("MCPGEN_DEV_ALLOW_HOST"); env != "" {
+		for _, h := range strings.Split(env, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				opts.AllowHosts = append(opts.AllowHosts, h)
+			}
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return nil, fmt.Errorf("%s has no go.mod: run mcpgen dev in a connector's directory (or create one with mcpgen new)", dir)
+	}
+	if gb, ok := opts.Builder.(GoBuilder); ok && gb.Dir == "" {
+		gb.Dir = dir
+		opts.Builder = gb
+	}
+	evs := make(chan event, 16)
+	return &runner{
+		opts:  opts,
+		dir:   dir,
+		out:   &term{w: opts.Stdout, errw: opts.Stderr, root: dir},
+		front: newFront(filepath.Base(dir)+" (mcpgen dev)", "dev", evs),
+		evs:   evs,
+	}, nil
+}
+
+func (r *runner) run(ctx context.Context) (err error) {
+	ln, err := net.Listen("tcp", r.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w (pass --addr to use another address)", r.opts.Addr, err)
+	}
+	url := "http://" + displayAddr(ln.Addr()) + "/mcp"
+	r.tmp, err = os.MkdirTemp("", "mcpgen-dev-")
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer os.RemoveAll(r.tmp)
+
+	hs := &http.Server{Handler: r.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		hs.Close()
+	}()
+
+	// Watch before the first build, so edits made during it are not lost.
+	wa, err := newWatcher(r.dir)
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", r.dir, err)
+	}
+	defer wa.Close()
+
+	r.out.banner(r.dir)
+	r.rebuildViews(ctx, batch{kind: changeView, entries: true}, true)
+	r.rebuildGo(ctx, batch{kind: changeGo}, "go")
+	r.out.ready(url, r.opts.AllowHosts)
+	r.serving = true
+	if r.opts.Ready != nil {
+		r.opts.Ready(url)
+	}
+	defer func() {
+		r.mu.Lock()
+		c := r.current
+		r.mu.Unlock()
+		if c != nil {
+			c.stop(2 * time.Second)
+		}
+		if r.views != nil {
+			r.views.Close()
+		}
+	}()
+
+	var restart <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			r.out.line("stopping")
+			return nil
+		case b, ok := <-wa.out:
+			if !ok {
+				return errors.New("file watcher stopped")
+			}
+			// Take whatever else is already queued, so a burst costs one build.
+			for more := true; more; {
+				select {
+				case nb := <-wa.out:
+					b = merge(b, nb)
+				default:
+					more = false
+				}
+			}
+			if b.kind&changeView != 0 {
+				r.rebuildViews(ctx, b, false)
+			}
+			if b.kind&changeGo != 0 {
+				r.rebuildGo(ctx, b, "go")
+			}
+		case err := <-wa.err:
+			r.out.warn("file watcher: %v", err)
+		case e := <-r.evs:
+			r.mu.Lock()
+			cur := r.current
+			r.mu.Unlock()
+			switch {
+			case e.relist != nil && e.relist == cur:
+				r.relist(ctx)
+			case e.exited != nil && e.exited == cur && !cur.expected():
+				r.mu.Lock()
+				up := time.Since(r.started)
+				if up > 10*time.Second || r.backoff == 0 {
+					r.backoff = 250 * time.Millisecond
+				} else if r.backoff < 8*time.Second {
+					r.backoff *= 2
+				}
+				d := r.backoff
+				r.mu.Unlock()
+				r.out.fail("connector exited after %s (%s); restarting in %s", round(up), exitText(cur.err), round(d))
+				restart = time.After(d)
+			}
+		case <-restart:
+			restart = nil
+			r.mu.Lock()
+			cur := r.current
+			r.mu.Unlock()
+			if cur != nil && cur.exited() && !r.restart(ctx, cur.bin) {
+				r.mu.Lock()
+				if r.backoff < 8*time.Second {
+					r.backoff *= 2
+				}
+				d := r.backoff
+				r.mu.Unlock()
+				r.out.fail("retrying in %s", round(d))
+				restart = time.After(d)
+			}
+		}
+	}
+}
+
+func merge(a, b batch) batch {
+	a.kind |= b.kind
+	a.entries = a.entries || b.entries
+	seen := map[string]bool{}
+	for _, f := range a.files {
+		seen[f] = true
+	}
+	for _, f := range b.files {
+		if !seen[f] {
+			a.files = append(a.files, f)
+		}
+	}
+	return a
+}
+
+// rebuildViews rebundles the views and swaps them in the front.
+func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) {
+	start := time.Now()
+	if b.entries || r.views == nil {
+		if r.views != nil {
+			r.views.Close()
+			r.views = nil
+		}
+		v, err := r.opts.Views(r.dir)
+		if err != nil {
+			r.out.fail("views: %v", err)
+			r.report("views", b.files, false, start)
+			return
+		}
+		r.views = v
+	}
+	if r.views == nil {
+		if !first {
+			_, _ = r.front.setViews(nil)
+		}
+		return
+	}
+	views, diags := r.views.Rebuild(ctx)
+	if diags.HasErrors() {
+		r.out.changed(b.files)
+		r.out.diags(diags)
+		r.out.fail("views not rebuilt; still serving the last good bundle")
+		r.report("views", b.files, false, start)
+		return
+	}
+	old, ch := r.front.setViews(views)
+	for _, u := range old {
+		_ = r.front.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
+	}
+	if len(diags) > 0 {
+		r.out.diags(diags)
+	}
+	if first {
+		r.out.views(views, time.Since(start))
+	} else {
+		r.out.changed(b.files)
+		r.out.viewSwap(views, old, ch, time.Since(start))
+	}
+	r.report("views", b.files, true, start)
+}
+
+// rebuildGo builds a new connector, starts it, and swaps it in.
+func (r *runner) rebuildGo(ctx context.Context, b batch, kind string) {
+	start := time.Now()
+	if len(b.files) > 0 {
+		r.out.changed(b.files)
+	}
+	r.gen++
+	bin := filepath.Join(r.tmp, fmt.Sprintf("connector-%d", r.gen))
+	diags := r.opts.Builder.Build(ctx, bin)
+	if diags.HasErrors() {
+		r.out.diags(diags)
+		if r.hasCurrent() {
+			r.out.fail("build failed; still serving the last good build")
+		} else {
+			r.out.fail("build failed; fix the errors above and save")
+		}
+		r.report(kind, b.files, false, start)
+		return
+	}
+	if len(diags) > 0 {
+		r.out.diags(diags)
+	}
+	built := time.Since(start)
+	if r.start(ctx, bin, kind, b.files, start, built) {
+		r.removeOldBinaries(bin)
+	}
+}
+
+// restart starts the last good binary again after a crash.
+func (r *runner) restart(ctx context.Context, bin string) bool {
+	return r.start(ctx, bin, "restart", nil, time.Now(), 0)
+}
+
+// start runs bin, mirrors it and makes it the serving connector.
+func (r *runner) start(ctx context.Context, bin, kind string, files []string, start time.Time, built time.Duration) bool {
+	r.gen++
+	ch, err := startChild(r.gen, bin, r.dir, append(os.Environ(), r.opts.Env...), r.out.errw)
+	if err != nil {
+		r.out.fail("starting the connector: %v", err)
+		r.report(kind, files, false, start)
+		return false
+	}
+	go func() {
+		<-ch.done
+		select {
+		case r.evs <- event{exited: ch}:
+		case <-ctx.Done():
+		}
+	}()
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	err = ch.waitReady(rctx)
+	var c *conn
+	var snap *snapshot
+	if err == nil {
+		c, snap, err = r.front.connect(rctx, ch)
+	}
+	if err != nil {
+		ch.stop(time.Second)
+		r.out.fail("the new connector did not start: %v", err)
+		if r.hasCurrent() {
+			r.out.fail("still serving the last good build")
+		}
+		r.report(kind, files, false, start)
+		return false
+	}
+	prev, changes := r.front.install(c, snap)
+	r.mu.Lock()
+	r.current = ch
+	r.started = time.Now()
+	r.mu.Unlock()
+	if prev != nil {
+		go prev.retire(10 * time.Second)
+	}
+	r.out.swapped(kind, built, time.Since(start), snap, changes, prev == nil)
+	r.report(kind, files, true, start)
+	return true
+}
+
+// relist re-mirrors the serving connector after it announced a change.
+func (r *runner) relist(ctx context.Context) {
+	r.front.mu.Lock()
+	c := r.front.cur
+	r.front.mu.Unlock()
+	if c == nil {
+		return
+	}
+	snap, err := list(ctx, c)
+	if err != nil {
+		r.out.warn("re-listing the connector: %v", err)
+		return
+	}
+	r.front.mu.Lock()
+	r.front.snap = snap
+	r.front.mu.Unlock()
+	if ch := r.front.sync(); !ch.empty() {
+		r.out.listChanged(ch)
+	}
+}
+
+func (r *runner) hasCurrent() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.current != nil
+}
+
+// removeOldBinaries deletes connector binaries no process runs any more.
+func (r *runner) removeOldBinaries(keep string) {
+	ents, _ := os.ReadDir(r.tmp)
+	for _, e := range ents {
+		p := filepath.Join(r.tmp, e.Name())
+		if p != keep && strings.HasPrefix(e.Name(), "connector-") {
+			// A retiring connector may still run its binary; Linux lets us
+			// unlink it regardless.
+			_ = os.Remove(p)
+		}
+	}
+}
+
+func (r *runner) report(kind string, files []string, ok bool, start time.Time) {
+	if r.opts.Events != nil && r.serving {
+		r.opts.Events(Event{Kind: kind, Files: files, OK: ok, Duration: time.Since(start)})
+	}
+}
+
+func displayAddr(a net.Addr) string {
+	s := a.String()
+	if strings.HasPrefix(s, "[::]:") || strings.HasPrefix(s, "0.0.0.0:") {
+		_, port, _ := net.SplitHostPort(s)
+		return "localhost:" + port
+	}
+	return s
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d > 10*time.Second:
+		return d.Round(time.Second)
+	case d > time.Second:
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}

@@ -1,0 +1,80 @@
+package dev
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// handler serves the front's MCP endpoint at /mcp behind a Host and Origin
+// allow-list. The SDK's own DNS-rebinding check rejects every non-localhost
+// Host, which also rejects a tunnel; this check keeps the protection and
+// admits the names the developer allowed.
+func (r *runner) handler() http.Handler {
+	mcpH := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.front.srv },
+		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	allow := r.opts.AllowHosts
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, req *http.Request) {
+		if !hostAllowed(hostOnly(req.Host), allow) {
+			http.Error(w, "mcpgen dev: Host "+req.Host+" is not allowed (DNS-rebinding protection); "+
+				"start mcpgen dev with --allow-host "+hostOnly(req.Host)+" to accept it", http.StatusForbidden)
+			return
+		}
+		if o := req.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || !hostAllowed(u.Hostname(), allow) {
+				http.Error(w, "mcpgen dev: Origin "+o+" is not allowed; start mcpgen dev with --allow-host to accept it", http.StatusForbidden)
+				return
+			}
+		}
+		// Proxies and tunnels must not buffer the event stream.
+		w.Header().Set("X-Accel-Buffering", "no")
+		w.Header().Set("Cache-Control", "no-cache")
+		mcpH.ServeHTTP(w, req)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/" {
+			http.NotFound(w, req)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("mcpgen dev: the MCP endpoint is /mcp (Streamable HTTP)\n"))
+	})
+	return mux
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// hostAllowed reports whether host is loopback or matches an allowed name.
+func hostAllowed(host string, allow []string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range allow {
+		a = strings.ToLower(strings.TrimSpace(a))
+		switch {
+		case a == "*":
+			return true
+		case strings.HasPrefix(a, "*."):
+			if strings.HasSuffix(host, a[1:]) {
+				return true
+			}
+		case a == host:
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,154 @@
+package dev
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/ir"
+)
+
+// term writes what a developer wants to read while editing: what changed,
+// what was rebuilt, how long it took, and where to connect.
+type term struct {
+	mu   sync.Mutex
+	w    io.Writer // progress
+	errw io.Writer // diagnostics and the connector's output
+	root string
+}
+
+func dim(s string) string { return s }
+
+func stamp() string { return time.Now().Format("15:04:05") }
+
+func (t *term) printf(w io.Writer, format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(w, format, args...)
+}
+
+func (t *term) banner(dir string) {
+	t.printf(t.w, "mcpgen dev  %s\n", dir)
+}
+
+func (t *term) ready(url string, allow []string) {
+	t.printf(t.w, "\n  MCP endpoint  %s\n", url)
+	if len(allow) > 0 {
+		t.printf(t.w, "  also allowed  %s\n", strings.Join(allow, ", "))
+	}
+	t.printf(t.w, "  watching for changes; sessions survive rebuilds (Ctrl-C to stop)\n\n")
+}
+
+func (t *term) line(format string, args ...any) {
+	t.printf(t.w, "%s %s\n", stamp(), fmt.Sprintf(format, args...))
+}
+
+func (t *term) warn(format string, args ...any) {
+	t.printf(t.errw, "%s warning: %s\n", stamp(), fmt.Sprintf(format, args...))
+}
+
+func (t *term) fail(format string, args ...any) {
+	t.printf(t.errw, "%s ✗ %s\n", stamp(), fmt.Sprintf(format, args...))
+}
+
+func (t *term) diags(l diag.List) {
+	l.Sort()
+	t.printf(t.errw, "%s", l.Render(t.root))
+}
+
+func (t *term) changed(files []string) {
+	if len(files) == 0 {
+		return
+	}
+	s := strings.Join(files, ", ")
+	if len(files) > 4 {
+		s = strings.Join(files[:4], ", ") + fmt.Sprintf(" and %d more", len(files)-4)
+	}
+	t.line("changed %s", s)
+}
+
+func (t *term) views(views []ir.View, d time.Duration) {
+	var names []string
+	for _, v := range views {
+		names = append(names, fmt.Sprintf("%s (%s)", v.Name, size(len(v.HTML))))
+	}
+	t.line("✓ bundled %d view(s) in %s: %s", len(views), round(d), strings.Join(names, ", "))
+}
+
+func (t *term) viewSwap(views []ir.View, old []string, ch changes, d time.Duration) {
+	if len(old) == 0 {
+		t.line("✓ views rebundled in %s, unchanged output", round(d))
+		return
+	}
+	var tools []string
+	for _, n := range ch.changed {
+		if !strings.Contains(n, "://") {
+			tools = append(tools, n)
+		}
+	}
+	var uris []string
+	for _, v := range views {
+		for _, o := range old {
+			if viewName(o) == v.Name {
+				uris = append(uris, fmt.Sprintf("%s (%s)", v.URI, size(len(v.HTML))))
+			}
+		}
+	}
+	msg := fmt.Sprintf("✓ view rebundled in %s → %s", round(d), strings.Join(uris, ", "))
+	if len(tools) > 0 {
+		msg += "; relinked " + strings.Join(tools, ", ")
+	}
+	t.line("%s", msg)
+}
+
+func (t *term) swapped(kind string, built, total time.Duration, snap *snapshot, ch changes, first bool) {
+	what := "rebuilt"
+	switch {
+	case first:
+		what = "built"
+	case kind == "restart":
+		what = "restarted"
+	}
+	timing := fmt.Sprintf("in %s", round(total))
+	if built > 0 {
+		timing = fmt.Sprintf("in %s (build %s)", round(total), round(built))
+	}
+	summary := fmt.Sprintf("%d tools, %d resources, %d templates, %d prompts",
+		len(snap.tools), len(snap.resources), len(snap.templates), len(snap.prompts))
+	if first {
+		t.line("✓ %s %s: %s", what, timing, summary)
+		return
+	}
+	t.line("✓ %s %s: %s", what, timing, describe(ch))
+}
+
+func (t *term) listChanged(ch changes) {
+	t.line("↻ the connector changed its lists: %s", describe(ch))
+}
+
+func describe(ch changes) string {
+	if ch.empty() {
+		return "no tool, resource or prompt changed"
+	}
+	var parts []string
+	if len(ch.added) > 0 {
+		parts = append(parts, "+"+strings.Join(ch.added, " +"))
+	}
+	if len(ch.changed) > 0 {
+		parts = append(parts, "~"+strings.Join(ch.changed, " ~"))
+	}
+	if len(ch.removed) > 0 {
+		parts = append(parts, "-"+strings.Join(ch.removed, " -"))
+	}
+	return strings.Join(parts, " ")
+}
+
+func size(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}

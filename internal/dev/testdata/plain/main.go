@@ -1,0 +1,64 @@
+// Command plain is a connector written directly on the go-sdk: the dev
+// loop's tests run it as the child process behind the front.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const version = "v1"
+
+type greetIn struct {
+	Name string `json:"name"`
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	flag.Parse()
+	s := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: version}, nil)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "greet",
+		Description: "Greets someone.",
+		Meta:        mcp.Meta{"ui": map[string]any{"resourceUri": "ui://card/fromchild"}},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name + " " + version}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "work", Description: "Reports progress, logs, and asks the host's model."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2})
+			}
+			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "working"})
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+				MaxTokens: 10,
+				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say something"}}},
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{res.Content}}, nil, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "static " + version}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "ui://card/fromchild", Name: "card", MIMEType: "text/html;profile=mcp-app"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: "stale"}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "hi", Description: "Says hi."},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi " + version}}}}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	http.Handle("/mcp", h)
+	fmt.Fprintf(os.Stderr, "plain %s listening on %s\n", version, *addr)
+	log.Fatal(http.ListenAndServe(*addr, nil))
+}

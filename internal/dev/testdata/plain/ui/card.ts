@@ -1,0 +1,2 @@
+const root = document.getElementById("root")!;
+root.textContent = "card v1";
