@@ -32,15 +32,15 @@ type front struct {
 	events chan<- event // to the dev loop: the connector's lists changed
 
 	mu    sync.Mutex
-	cur   *conn               // current connector; nil until a build succeeds
-	snap  *snapshot           // what cur lists
-	views map[string]ir.View  // by name: the views the front serves
-	old   map[string]string   // superseded view URI → view name, still readable
-	subs  map[string]int      // connector URIs hosts subscribe to → count
-	tools map[string]string   // served tool name → its JSON
-	res   map[string]string   // served resource URI → JSON
-	tmpl  map[string]string   // served template → JSON
-	proms map[string]string   // served prompt name → JSON
+	cur   *conn              // current connector; nil until a build succeeds
+	snap  *snapshot          // what cur lists
+	views map[string]ir.View // by name: the views the front serves
+	old   map[string]string  // superseded view URI → view name, still readable
+	subs  map[string]int     // connector URIs hosts subscribe to → count
+	tools map[string]string  // served tool name → its JSON
+	res   map[string]string  // served resource URI → JSON
+	tmpl  map[string]string  // served template → JSON
+	proms map[string]string  // served prompt name → JSON
 }
 
 // snapshot is everything one connector process lists.
