@@ -40,9 +40,13 @@ var built struct {
 // everythingBinary builds examples/everything once per test run, the way a
 // user does: `go build ./cmd/mcpgen`, then `mcpgen build DIR -o BIN`. The
 // example is built from a copy, so generation never writes into the source
-// tree while tests run.
+// tree while tests run. $MCPGEN_EVERYTHING_BIN names an already built
+// binary to test instead.
 func everythingBinary(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("MCPGEN_EVERYTHING_BIN"); bin != "" {
+		return bin
+	}
 	built.once.Do(func() { built.bin, built.err = buildEverything() })
 	if built.err != nil {
 		t.Fatal(built.err)
