@@ -39,6 +39,7 @@ var options = map[Kind]map[string]optSpec{
 		"readonly":    {flag, ""},
 		"destructive": {flag, ""},
 		"idempotent":  {flag, ""},
+		"additive":    {flag, ""},
 		"openworld":   {flag, ""},
 		"closedworld": {flag, ""},
 		"ui":          {viewValue, "card"},
@@ -64,7 +65,7 @@ var options = map[Kind]map[string]optSpec{
 }
 
 // conflicts lists pairs of flags that cannot both be given.
-var conflicts = [][2]string{{"readonly", "destructive"}, {"openworld", "closedworld"}}
+var conflicts = [][2]string{{"readonly", "destructive"}, {"readonly", "additive"}, {"additive", "destructive"}, {"openworld", "closedworld"}}
 
 // Options returns the valid option names of kind, sorted.
 func Options(kind Kind) []string { return sortedKeys(options[kind]) }

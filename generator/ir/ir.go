@@ -146,6 +146,8 @@ type Completion struct {
 	// Context reports whether the function takes the other arguments already
 	// given (map[string]string) as well as the partial value.
 	Context bool `json:"context"`
+	// Ctx reports whether the function's first parameter is context.Context.
+	Ctx bool `json:"ctx"`
 }
 
 // View is one ui/NAME.tsx (or ui/NAME/index.tsx) bundled into one HTML
