@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/generator"
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/ir"
 )
 
 // Builder turns the project's Go sources into a connector binary at out.
@@ -78,4 +80,69 @@ func parseGoErrors(dir, out string) diag.List {
 		}
 	}
 	return l
+}
+
+// GenerateBuilder is the build of an mcpgen connector: generate
+// mcpgen_gen.go and mcpgen_views_gen.go (writing only changed bytes, which
+// keeps the Go build cache warm), then `go build`. Views gives the bundled
+// views to embed; the front serves its own copies, so they only have to
+// name the same views.
+type GenerateBuilder struct {
+	Dir   string
+	Views func() []ir.View
+}
+
+// Build generates and builds into out.
+func (b GenerateBuilder) Build(ctx context.Context, out string) diag.List {
+	var views []ir.View
+	if b.Views != nil {
+		views = b.Views()
+	}
+	res, diags := generator.Generate(ctx, generator.Config{Dir: b.Dir, Views: views})
+	if diags.HasErrors() || res == nil {
+		if !diags.HasErrors() {
+			diags.Errorf(diag.Pos{File: b.Dir}, "generate", "", "generation produced no result")
+		}
+		return diags
+	}
+	if _, err := generator.Write(b.Dir, res.Files); err != nil {
+		diags.Errorf(diag.Pos{File: b.Dir}, "write", "", "writing generated files: %v", err)
+		return diags
+	}
+	diags.Append(GoBuilder{Dir: b.Dir}.Build(ctx, out))
+	return diags
+}
+
+// defaultBuilder picks GenerateBuilder for a project that requires mcpgen,
+// and a plain `go build` for any other Go MCP server.
+func defaultBuilder(dir string, views func() []ir.View) Builder {
+	if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && requires(string(mod), mcpgenModule) {
+		return GenerateBuilder{Dir: dir, Views: views}
+	}
+	return GoBuilder{Dir: dir}
+}
+
+const mcpgenModule = "github.com/mcpgen/mcpgen"
+
+// requires reports whether go.mod text requires module path (in a
+// one-line require or inside a require block).
+func requires(gomod, path string) bool {
+	block := false
+	for _, line := range strings.Split(gomod, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "//"):
+		case block && f[0] == ")":
+			block = false
+		case block:
+			if f[0] == path {
+				return true
+			}
+		case f[0] == "require" && len(f) >= 2 && f[1] == "(":
+			block = true
+		case f[0] == "require" && len(f) >= 2 && f[1] == path:
+			return true
+		}
+	}
+	return false
 }

@@ -38,9 +38,11 @@ type Options struct {
 
 	// Builder builds the connector binary; nil builds with `go build`.
 	Builder Builder
-	// Views makes the project's view bundler; nil uses a built-in esbuild
-	// bundler.
+	// Views makes the project's view bundler; nil uses package bundler.
 	Views ViewsFunc
+	// NodePaths are extra node_modules directories where views' bare
+	// imports (react, react-dom) are looked up after the project's own.
+	NodePaths []string
 	// Env is extra environment for the connector process.
 	Env []string
 	// Ready, when set, is called once with the front's URL after the first
@@ -106,11 +108,8 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:8080"
 	}
-	if opts.Builder == nil {
-		opts.Builder = GoBuilder{Dir: opts.Dir}
-	}
 	if opts.Views == nil {
-		opts.Views = newESBuildViews
+		opts.Views = bundlerViews(opts.NodePaths)
 	}
 	if env := os.Getenv("MCPGEN_DEV_ALLOW_HOST"); env != "" {
 		for _, h := range strings.Split(env, ",") {
@@ -130,18 +129,18 @@ func newRunner(opts Options) (*runner, error) {
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		return nil, fmt.Errorf("%s has no go.mod: run mcpgen dev in a connector's directory (or create one with mcpgen new)", dir)
 	}
-	if gb, ok := opts.Builder.(GoBuilder); ok && gb.Dir == "" {
-		gb.Dir = dir
-		opts.Builder = gb
-	}
 	evs := make(chan event, 16)
-	return &runner{
+	r := &runner{
 		opts:  opts,
 		dir:   dir,
 		out:   &term{w: opts.Stdout, errw: opts.Stderr, root: dir},
 		front: newFront(filepath.Base(dir)+" (mcpgen dev)", "dev", evs),
 		evs:   evs,
-	}, nil
+	}
+	if r.opts.Builder == nil {
+		r.opts.Builder = defaultBuilder(dir, r.front.currentViews)
+	}
+	return r, nil
 }
 
 func (r *runner) run(ctx context.Context) (err error) {
@@ -277,11 +276,7 @@ func merge(a, b batch) batch {
 // rebuildViews rebundles the views and swaps them in the front.
 func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) {
 	start := time.Now()
-	if b.entries || r.views == nil {
-		if r.views != nil {
-			r.views.Close()
-			r.views = nil
-		}
+	if r.views == nil {
 		v, err := r.opts.Views(r.dir)
 		if err != nil {
 			r.out.fail("views: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/internal/dev"
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
 // copyDir copies the project template at src into a fresh directory.
@@ -88,12 +89,13 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 	ds := &devServer{events: make(chan dev.Event, 64), out: &syncBuffer{}}
 	ready := make(chan string, 1)
 	opts := dev.Options{
-		Dir:    dir,
-		Addr:   "127.0.0.1:0",
-		Stdout: ds.out,
-		Stderr: ds.out,
-		Ready:  func(u string) { ready <- u },
-		Events: func(e dev.Event) { ds.events <- e },
+		NodePaths: []string{testenv.NodeModules(t, "react", "react-dom")},
+		Dir:       dir,
+		Addr:      "127.0.0.1:0",
+		Stdout:    ds.out,
+		Stderr:    ds.out,
+		Ready:     func(u string) { ready <- u },
+		Events:    func(e dev.Event) { ds.events <- e },
 	}
 	if extra != nil {
 		extra(&opts)
@@ -113,7 +115,7 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 	}
 	t.Cleanup(func() {
 		ds.stop()
-		if t.Failed() {
+		if t.Failed() || testing.Verbose() {
 			t.Logf("mcpgen dev output:\n%s", ds.out.String())
 		}
 	})
@@ -328,7 +330,7 @@ func TestSessionSurvivesEdits(t *testing.T) {
 
 	// A view edit: no restart, a new URI, announcements, new content.
 	n.drain()
-	edit(t, dir, "ui/card.ts", "card v1", "card v2")
+	edit(t, dir, "ui/card.tsx", "card v1", "card v2")
 	if e := ds.wait(t, "views"); !e.OK {
 		t.Fatalf("view rebuild failed:\n%s", ds.out.String())
 	}

@@ -427,6 +427,17 @@ func (f *front) setViews(views []ir.View) (changed []string, ch changes) {
 	return changed, f.sync()
 }
 
+// currentViews returns the views the front serves, sorted by name.
+func (f *front) currentViews() []ir.View {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ir.View
+	for _, n := range sortedKeys(f.views) {
+		out = append(out, f.views[n])
+	}
+	return out
+}
+
 // sync brings the front server's lists in line with the current snapshot
 // and views.
 func (f *front) sync() changes {

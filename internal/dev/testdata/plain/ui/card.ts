@@ -1,2 +1,0 @@
-const root = document.getElementById("root")!;
-root.textContent = "card v1";

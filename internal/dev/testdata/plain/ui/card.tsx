@@ -1,0 +1,3 @@
+export default function Card() {
+  return <div className="card">card v1</div>;
+}
