@@ -1,0 +1,231 @@
+// Package browsertest renders MCP Apps views the way a chat host does and
+// reports what happened: headless Chromium (driven by playwright-core on
+// Node) loads a host page built on the official host-side bridge (AppBridge
+// from @modelcontextprotocol/ext-apps) and the official TypeScript MCP
+// client; the page connects to a real MCP server over Streamable HTTP, reads
+// the view linked to a tool, shows it in an iframe with
+// sandbox="allow-scripts", calls the tool and passes its input and result to
+// the view. Every step the host sees (handshake, size changes, display-mode
+// requests, links, messages) comes back to the test as an event.
+package browsertest
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+//go:embed host.ts
+var hostSource string
+
+//go:embed runner.cjs
+var runnerSource string
+
+var (
+	pageOnce sync.Once
+	page     []byte
+	pageErr  error
+)
+
+// HostPage returns the test host page: one HTML document with the bundled
+// host script inline.
+func HostPage(t testing.TB) []byte {
+	t.Helper()
+	nm := testenv.NodeModules(t, "@modelcontextprotocol/ext-apps", "@modelcontextprotocol/client", "zod")
+	pageOnce.Do(func() { page, pageErr = buildHostPage(nm) })
+	if pageErr != nil {
+		t.Fatal(pageErr)
+	}
+	return page
+}
+
+func buildHostPage(nodeModules string) ([]byte, error) {
+	res := api.Build(api.BuildOptions{
+		Stdin: &api.StdinOptions{
+			Contents:   hostSource,
+			Sourcefile: "host.ts",
+			Loader:     api.LoaderTS,
+			ResolveDir: filepath.Dir(nodeModules),
+		},
+		Bundle:    true,
+		Write:     false,
+		Format:    api.FormatESModule,
+		Platform:  api.PlatformBrowser,
+		Target:    api.ES2022,
+		NodePaths: []string{nodeModules},
+		LogLevel:  api.LogLevelSilent,
+		Define:    map[string]string{"process.env.NODE_ENV": `"production"`},
+	})
+	if len(res.Errors) > 0 {
+		var b strings.Builder
+		for _, m := range res.Errors {
+			if m.Location != nil {
+				fmt.Fprintf(&b, "%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column+1)
+			}
+			b.WriteString(m.Text + "\n")
+		}
+		return nil, fmt.Errorf("browsertest: bundling the host page:\n%s", b.String())
+	}
+	js := strings.ReplaceAll(string(res.OutputFiles[0].Contents), "</script", `<\/script`)
+	return []byte(`<!doctype html>
+<html><head><meta charset="utf-8"><title>mcpgen test host</title>
+<style>body{margin:0;padding:16px;background:#e9e8e3;font-family:sans-serif}
+iframe{display:block;width:560px;height:120px;border:0;border-radius:12px;background:#fff}</style>
+</head><body><div id="frame"></div>
+<script type="module">` + js + `</script></body></html>
+`), nil
+}
+
+// Serve starts an HTTP server on 127.0.0.1 with the host page at / and mcp
+// (a Streamable HTTP MCP handler) at /mcp, on one origin.
+func Serve(t testing.TB, mcp http.Handler) *httptest.Server {
+	t.Helper()
+	pg := HostPage(t)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp)
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(pg)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Scenario is one visit of the host page.
+type Scenario struct {
+	Tool  string         // the tool to call; its _meta.ui.resourceUri names the view
+	Args  map[string]any // its arguments
+	Theme string         // "light" (default) or "dark"
+	Steps []Step
+	// Timeout bounds each step (default 15s).
+	Timeout time.Duration
+}
+
+// Step is one action on the rendered view; the fields set are done in the
+// order Click, WaitText, WaitEvent, Screenshot.
+type Step struct {
+	WaitText   string `json:"waitText,omitempty"`   // wait until the view shows this text
+	Click      string `json:"click,omitempty"`      // click the view's button with this accessible name
+	WaitEvent  string `json:"waitEvent,omitempty"`  // wait until the host has logged Count events of this kind
+	Count      int    `json:"count,omitempty"`      // for WaitEvent; default 1
+	Screenshot string `json:"screenshot,omitempty"` // write a PNG of the view's iframe to this path
+}
+
+// Event is one thing the host saw: "client-connected", "resource",
+// "initialized", "tool-result", "size-changed", "request-display-mode",
+// "open-link", "message", "update-model-context", "logging", "error".
+type Event struct {
+	Kind string          `json:"kind"`
+	Data json.RawMessage `json:"data,omitempty"`
+	At   int             `json:"at"` // milliseconds since the page started
+}
+
+// Result is what a Run observed.
+type Result struct {
+	Events []Event `json:"events"`
+	Text   string  `json:"text"` // the view's visible text at the end
+	// Theme is the view document's data-theme attribute at the end, and
+	// Background the --color-background-primary it set from the host's styles.
+	Theme      string   `json:"theme"`
+	Background string   `json:"themeVars"`
+	Console    []string `json:"console"` // the browser console, host page and view
+	Error      string   `json:"error"`   // the step that failed, if any
+}
+
+// Of returns the events of one kind.
+func (r Result) Of(kind string) []Event {
+	var out []Event
+	for _, e := range r.Events {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Run opens the host page of srv in headless Chromium, plays the scenario and
+// returns what the host saw. A failed step is reported in Result.Error (the
+// test decides), with the console attached.
+func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
+	t.Helper()
+	node := testenv.Node(t)
+	chromium := testenv.Chromium(t)
+	nm := testenv.NodeModules(t, "playwright-core")
+
+	runner := filepath.Join(t.TempDir(), "runner.cjs")
+	if err := os.WriteFile(runner, []byte(runnerSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args, err := json.Marshal(sc.Args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"tool": {sc.Tool}, "args": {string(args)}}
+	if sc.Theme != "" {
+		q.Set("theme", sc.Theme)
+	}
+	timeout := sc.Timeout
+	if timeout == 0 {
+		timeout = 15 * time.Second
+	}
+	cfg, err := json.Marshal(map[string]any{
+		"url":       srv.URL + "/?" + q.Encode(),
+		"chromium":  chromium,
+		"flags":     testenv.ChromiumFlags,
+		"steps":     sc.Steps,
+		"timeoutMs": timeout.Milliseconds(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, runner, string(cfg))
+	cmd.Env = append(os.Environ(), "MCPGEN_NODE_MODULES="+nm)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var res Result
+	if jerr := json.Unmarshal(out, &res); jerr != nil {
+		t.Fatalf("browsertest runner: %v (decoding %q): %v\n%s", err, out, jerr, stderr.String())
+	}
+	return res
+}
+
+// Report renders a Result for a failure message.
+func (r Result) Report() string {
+	var b strings.Builder
+	if r.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", r.Error)
+	}
+	b.WriteString("host events:\n")
+	for _, e := range r.Events {
+		d := string(e.Data)
+		if len(d) > 300 {
+			d = d[:300] + "…"
+		}
+		fmt.Fprintf(&b, "  %5dms %s %s\n", e.At, e.Kind, d)
+	}
+	b.WriteString("console:\n")
+	for _, c := range r.Console {
+		if strings.HasPrefix(c, "debug: ") && os.Getenv("MCPGEN_BROWSER_DEBUG") == "" {
+			continue // the ext-apps transport logs every message at debug level
+		}
+		fmt.Fprintf(&b, "  %s\n", c)
+	}
+	fmt.Fprintf(&b, "view text:\n%s\n", r.Text)
+	return b.String()
+}

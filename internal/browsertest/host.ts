@@ -1,0 +1,101 @@
+// The test host page: a minimal MCP Apps host built on the official
+// host-side bridge (AppBridge from @modelcontextprotocol/ext-apps) and the
+// official TypeScript MCP client. It connects to the MCP server at /mcp on
+// its own origin, reads the view linked to the tool under test, renders it in
+// an iframe with sandbox="allow-scripts", calls the tool and hands the view
+// its input and result. Everything it sees is logged in window.__mcpgenHost
+// for the test to read.
+
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+type Event = { kind: string; data?: unknown; at: number };
+const host = { events: [] as Event[], error: "" };
+(window as any).__mcpgenHost = host;
+const t0 = performance.now();
+function log(kind: string, data?: unknown) {
+  host.events.push({ kind, data, at: Math.round(performance.now() - t0) });
+}
+function fail(e: unknown) {
+  host.error = String((e as Error)?.stack ?? e);
+  log("error", String(e));
+}
+
+async function main() {
+  const q = new URLSearchParams(location.search);
+  const toolName = q.get("tool") ?? "";
+  const args = JSON.parse(q.get("args") ?? "{}");
+  const theme = (q.get("theme") ?? "light") as "light" | "dark";
+
+  const client = new Client({ name: "mcpgen-browsertest-host", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
+  log("client-connected", client.getServerVersion());
+
+  const { tools } = await client.listTools();
+  const tool = tools.find((t) => t.name === toolName);
+  if (!tool) throw new Error(`tool ${toolName} not listed; tools: ${tools.map((t) => t.name).join(", ")}`);
+  const meta = (tool._meta ?? {}) as any;
+  const uri: string | undefined = meta.ui?.resourceUri ?? meta["ui/resourceUri"];
+  if (!uri) throw new Error(`tool ${toolName} has no _meta.ui.resourceUri`);
+  const read = await client.readResource({ uri });
+  const content = read.contents[0] as any;
+  log("resource", { uri, mimeType: content.mimeType, meta: content._meta ?? null, bytes: content.text?.length ?? 0 });
+
+  const iframe = document.createElement("iframe");
+  iframe.setAttribute("sandbox", "allow-scripts");
+  iframe.title = "view";
+  document.getElementById("frame")!.appendChild(iframe);
+
+  const styles = {
+    variables: {
+      "--color-background-primary": theme === "dark" ? "#1f1f1e" : "#ffffff",
+      "--color-text-primary": theme === "dark" ? "#f0efea" : "#1f1f1e",
+      "--font-sans": "sans-serif",
+    },
+  };
+  let hostContext: any = {
+    theme,
+    styles,
+    displayMode: "inline",
+    availableDisplayModes: ["inline", "fullscreen", "pip"],
+    containerDimensions: { maxHeight: 800, width: 560 },
+    locale: "en-US",
+    platform: "web",
+    toolInfo: { tool },
+  };
+  const bridge = new AppBridge(
+    client,
+    { name: "mcpgen-browsertest", version: "1.0.0" },
+    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } },
+    { hostContext },
+  );
+  bridge.onsizechange = (p) => {
+    log("size-changed", p);
+    if (p.height) iframe.style.height = `${p.height}px`;
+  };
+  bridge.onrequestdisplaymode = async ({ mode }) => {
+    log("request-display-mode", { mode });
+    hostContext = { ...hostContext, displayMode: mode };
+    bridge.setHostContext(hostContext);
+    return { mode };
+  };
+  bridge.onopenlink = async (p) => (log("open-link", p), {});
+  bridge.onmessage = async (p) => (log("message", p), {});
+  bridge.onupdatemodelcontext = async (p) => (log("update-model-context", p), {});
+  bridge.onloggingmessage = (p) => log("logging", p);
+  bridge.oninitialized = () => {
+    log("initialized", { app: bridge.getAppVersion(), capabilities: bridge.getAppCapabilities() });
+    void (async () => {
+      await bridge.sendToolInput({ arguments: args });
+      const result = await client.callTool({ name: toolName, arguments: args });
+      log("tool-result", result);
+      await bridge.sendToolResult(result as any);
+    })().catch(fail);
+  };
+  await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
+  (window as any).__mcpgenBridge = bridge;
+  iframe.srcdoc = content.text;
+  log("view-loading", { uri });
+}
+
+main().catch(fail);
