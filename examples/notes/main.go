@@ -1,0 +1,19 @@
+// Command notes is an MCP connector that keeps notes and tasks in a local
+// JSON file ($NOTES_FILE, or notes.json in the user's config directory):
+// add, list, read, update and delete them from Claude or any MCP host.
+//
+//	notes                   serve Streamable HTTP at http://127.0.0.1:8080/mcp
+//	notes --stdio           serve JSON-RPC on stdin/stdout
+package main
+
+import (
+	"os"
+
+	"github.com/mcpgen/mcpgen/runtime"
+)
+
+//go:generate go tool mcpgen generate
+
+func main() {
+	os.Exit(runtime.Main(mcpgenApp()))
+}

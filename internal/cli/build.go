@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/mcpgen/mcpgen/internal/pipeline"
+)
+
+func buildCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "build",
+		Usage:     "generate, bundle the views and build one self-contained binary",
+		ArgsUsage: "[DIR] [-o FILE]",
+		Description: "Runs `mcpgen generate` on the module in DIR (default: the current directory), with\n" +
+			"minified view bundles, then `go build -o FILE .` there. The binary needs no files beside\n" +
+			"itself: tools, schemas, views and the runtime are inside. Compiler errors are printed\n" +
+			"as the Go toolchain prints them (file:line:col).\n\n" +
+			"Examples:\n" +
+			"  mcpgen build                       build ./<dirname> from the current directory\n" +
+			"  mcpgen build ./acme -o bin/acme    build the connector in ./acme into bin/acme\n\n" +
+			"Run the result:\n" +
+			"  bin/acme                           Streamable HTTP at http://127.0.0.1:8080/mcp\n" +
+			"  bin/acme --addr 127.0.0.1:9000     another address\n" +
+			"  bin/acme --stdio                   JSON-RPC over stdin/stdout, for hosts that spawn it",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the binary to `FILE` (default: DIR/<name of DIR>)"},
+		},
+		Action: runBuild,
+	}
+}
+
+func runBuild(c *ucli.Context) error {
+	dir, err := projectDir(c)
+	if err != nil {
+		return err
+	}
+	out := c.String("output")
+	if out != "" {
+		// -o is relative to where mcpgen runs, not to DIR.
+		if out, err = filepath.Abs(out); err != nil {
+			return err
+		}
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	rep, err := pipeline.Build(c.Context, pipeline.Options{Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr}, out)
+	if rep != nil && err == nil {
+		printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "built %s\n", rep.Binary)
+	return nil
+}

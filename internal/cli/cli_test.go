@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+)
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), append([]string{"mcpgen"}, args...), &stdout, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runCLI(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "mcpgen version ") || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	out, _, code := runCLI(t, "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, verb := range []string{"new", "generate", "build", "dev"} {
+		if !strings.Contains(out, "   "+verb) {
+			t.Errorf("help does not list %s:\n%s", verb, out)
+		}
+	}
+	for _, verb := range []string{"new", "generate", "build", "dev"} {
+		out, _, code := runCLI(t, verb, "--help")
+		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "mcpgen "+verb) {
+			t.Errorf("%s --help: exit %d, no examples:\n%s", verb, code, out)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"generate", "--chek"}, "flag provided but not defined: -chek"},
+		{[]string{"generate", "a", "b"}, "at most one directory"},
+		{[]string{"generate", "--check", "--ir"}, "cannot be combined"},
+		{[]string{"new"}, "new takes one directory"},
+		{[]string{"new", "a", "b"}, "new takes one directory"},
+		{[]string{"new", "x", "--module", "bad path"}, "not a valid module path"},
+		{[]string{"new", "x", "--mcpgen", "not-a-version"}, "neither a directory nor a version"},
+		{[]string{"dev", "--addr", "8080"}, "want HOST:PORT"},
+	} {
+		_, errOut, code := runCLI(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestGenerateNotAModule(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := runCLI(t, "generate", dir)
+	if code != ExitFailed || !strings.Contains(errOut, "no go.mod") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "build", filepath.Join(dir, "missing"))
+	if code != ExitFailed || !strings.Contains(errOut, "missing") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+func TestNewRefusesNonEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "new", dir)
+	if code != ExitUsage || !strings.Contains(errOut, "not empty") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(b) != "mine" {
+		t.Error("new touched an existing file")
+	}
+}
+
+func TestResolveMCPGen(t *testing.T) {
+	v, dir, err := resolveMCPGen("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != replacedVersion || !isCheckout(dir) {
+		t.Errorf("resolveMCPGen() = %q, %q; want the checkout this test runs in", v, dir)
+	}
+	if v, dir, err := resolveMCPGen("v1.2.3"); err != nil || v != "v1.2.3" || dir != "" {
+		t.Errorf("resolveMCPGen(v1.2.3) = %q, %q, %v", v, dir, err)
+	}
+	if _, _, err := resolveMCPGen(t.TempDir()); err == nil {
+		t.Error("resolveMCPGen(a directory without mcpgen's go.mod): want an error")
+	}
+}
+
+func TestIntersperse(t *testing.T) {
+	app := newApp(nil, nil)
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"mcpgen", "build", "dir", "-o", "bin/x"}, []string{"mcpgen", "build", "-o", "bin/x", "--", "dir"}},
+		{[]string{"mcpgen", "build", "-o=bin/x", "dir"}, []string{"mcpgen", "build", "-o=bin/x", "--", "dir"}},
+		{[]string{"mcpgen", "generate", "dir", "--check"}, []string{"mcpgen", "generate", "--check", "--", "dir"}},
+		{[]string{"mcpgen", "--version"}, []string{"mcpgen", "--version"}},
+		{[]string{"mcpgen", "nope", "x", "-o"}, []string{"mcpgen", "nope", "x", "-o"}},
+	} {
+		if got := intersperse(app, tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("intersperse(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestDiagnosticsSummary(t *testing.T) {
+	var l diag.List
+	l.Errorf(diag.Pos{File: "/p/a.go", Line: 3, Col: 5}, "x", "", "bad thing")
+	l.Errorf(diag.Pos{File: "/p/b.go", Line: 1, Col: 1}, "x", "", "worse thing")
+	l.Warnf(diag.Pos{File: "/p/c.go", Line: 2, Col: 1}, "x", "", "odd thing")
+	var b bytes.Buffer
+	printDiagnostics(&b, "/p", l)
+	want := "a.go:3:5: bad thing\nb.go:1:1: worse thing\nc.go:2:1: warning: odd thing\n2 errors, 1 warning\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	if code := exitCode(l.Err("/p"), &b); code != ExitFailed {
+		t.Errorf("exit code of diagnostics = %d", code)
+	}
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"net"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/internal/dev"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
+)
+
+func devCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "dev",
+		Usage:     "serve the connector and rebuild it on every change, keeping host sessions alive",
+		ArgsUsage: "[DIR] [--addr HOST:PORT]",
+		Description: "Serves the connector in DIR (default: the current directory) over Streamable HTTP at\n" +
+			"http://HOST:PORT/mcp, watches its Go files and views, and on every change regenerates,\n" +
+			"rebuilds and swaps the running connector without dropping the host's session. A compile\n" +
+			"error is printed at file:line:col and the last good build keeps serving.\n\n" +
+			"Examples:\n" +
+			"  mcpgen dev                                serve the current directory at 127.0.0.1:8080\n" +
+			"  mcpgen dev ./acme --addr 127.0.0.1:9000   another project and address",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen on `HOST:PORT`"},
+		},
+		Action: runDev,
+	}
+}
+
+func runDev(c *ucli.Context) error {
+	dir, err := projectDir(c)
+	if err != nil {
+		return err
+	}
+	addr := c.String("addr")
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
+	}
+	// The dev loop serves and swaps the views itself, so the connector it
+	// builds embeds none.
+	p, err := pipeline.Open(pipeline.Options{Dir: dir, SkipViews: true})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	err = dev.Run(c.Context, dev.Options{
+		Dir:     p.Dir(),
+		Addr:    addr,
+		Stdout:  c.App.Writer,
+		Stderr:  c.App.ErrWriter,
+		Builder: devBuilder{p},
+	})
+	if err != nil && c.Context.Err() != nil {
+		return nil // interrupted: a normal way to stop the dev server
+	}
+	return err
+}
+
+// devBuilder is the dev loop's Builder: regenerate, then `go build`, with
+// every problem returned as diagnostics.
+type devBuilder struct{ p *pipeline.Project }
+
+func (b devBuilder) Build(ctx context.Context, out string) diag.List {
+	rep, err := b.p.Generate(ctx, pipeline.GenerateOptions{})
+	if err != nil {
+		var list diag.List
+		if le, ok := err.(*diag.ListError); ok {
+			return le.List
+		}
+		list.Errorf(diag.Pos{}, "generate", "", "%v", err)
+		return list
+	}
+	diags := append(diag.List(nil), rep.Diagnostics...)
+	diags.Append(dev.GoBuilder{Dir: b.p.Dir()}.Build(ctx, out))
+	return diags
+}

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"runtime/debug"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/mcpgen/mcpgen/internal/pipeline"
+	"github.com/mcpgen/mcpgen/templates"
+)
+
+// goVersion is the go directive of new projects: the version mcpgen itself
+// requires.
+const goVersion = "1.26.0"
+
+// replacedVersion is the version required of a module that a replace
+// directive points at a directory (the one `go mod` itself writes).
+const replacedVersion = "v0.0.0-00010101000000-000000000000"
+
+func newCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "new",
+		Usage:     "scaffold a working connector in a new directory",
+		ArgsUsage: "DIR [--module PATH] [--mcpgen DIR|VERSION]",
+		Description: "Writes a connector into DIR (which must not exist, or be empty): go.mod, main.go, a\n" +
+			"text statistics tool (textstats.go) with its test, a README and a .gitignore. Then runs\n" +
+			"`go mod tidy` (which fetches the Go MCP SDK from the module proxy) and `mcpgen generate`,\n" +
+			"so `go test ./...` and `mcpgen build` work at once.\n\n" +
+			"mcpgen is required from the source checkout this mcpgen was built from (a replace\n" +
+			"directive), or the released version this binary is; --mcpgen overrides either.\n\n" +
+			"Examples:\n" +
+			"  mcpgen new acme                                module path \"acme\"\n" +
+			"  mcpgen new ./acme --module example.com/acme\n" +
+			"  mcpgen new acme --mcpgen ~/src/mcpgen           use that mcpgen checkout\n" +
+			"  mcpgen new acme --mcpgen v0.3.0                 require a released mcpgen",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "module", Usage: "module `PATH` of the new project (default: DIR's base name)"},
+			&ucli.StringFlag{Name: "mcpgen", Usage: "mcpgen to require: a source checkout `DIR` (replace) or a VERSION"},
+		},
+		Action: runNew,
+	}
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var modulePathRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~/-]*[A-Za-z0-9_~-]$|^[A-Za-z0-9]$`)
+
+func runNew(c *ucli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("new takes one directory, e.g. `mcpgen new acme`")
+	}
+	dir, err := filepath.Abs(c.Args().First())
+	if err != nil {
+		return err
+	}
+	name := filepath.Base(dir)
+	if !nameRE.MatchString(name) {
+		return usagef("%q is not a usable connector name: use letters, digits, '-', '_' or '.'", name)
+	}
+	mod := c.String("module")
+	if mod == "" {
+		mod = name
+	}
+	if !modulePathRE.MatchString(mod) || strings.Contains(mod, "//") {
+		return usagef("--module %q is not a valid module path (e.g. example.com/acme)", mod)
+	}
+	if err := checkEmpty(dir); err != nil {
+		return err
+	}
+	version, replace, err := resolveMCPGen(c.String("mcpgen"))
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+
+	written, err := templates.Write(dir, templates.Data{
+		Name: name, Module: mod, GoVersion: goVersion,
+		MCPGenVersion: version, MCPGenReplace: replace,
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range written {
+		fmt.Fprintf(stdout, "created %s\n", filepath.Join(c.Args().First(), f))
+	}
+
+	fmt.Fprintln(stdout, "running go mod tidy (fetches the Go MCP SDK and mcpgen's dependencies) ...")
+	tidy := exec.CommandContext(c.Context, "go", "mod", "tidy")
+	tidy.Dir = dir
+	tidy.Stdout = stderr
+	tidy.Stderr = stderr
+	if err := tidy.Run(); err != nil {
+		return fmt.Errorf("go mod tidy in %s failed (%v); the files are written: fix the problem above, then run `go mod tidy && mcpgen generate` there", dir, err)
+	}
+
+	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true}, pipeline.GenerateOptions{})
+	if err != nil {
+		return err
+	}
+	printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
+	for _, f := range rep.Changed {
+		fmt.Fprintf(stdout, "generated %s\n", filepath.Join(c.Args().First(), f))
+	}
+
+	rel := c.Args().First()
+	fmt.Fprintf(stdout, `
+%s is ready. Next:
+
+  cd %s
+  go test ./...                 # calls the text_stats tool through a real MCP client
+  mcpgen dev                    # serve http://127.0.0.1:8080/mcp, rebuilding on every change
+  mcpgen build -o bin/%s        # one self-contained binary (add --stdio when a host starts it)
+
+Add a tool: write a function with a //mcpgen:tool line above it (see textstats.go),
+then run mcpgen generate.
+`, name, rel, name)
+	return nil
+}
+
+// checkEmpty refuses to scaffold over existing files.
+func checkEmpty(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return usagef("%s is not empty (it holds %s); choose a new directory", dir, entries[0].Name())
+	}
+	return nil
+}
+
+// resolveMCPGen decides how the new go.mod requires mcpgen: the --mcpgen
+// value (a checkout directory or a version), else the checkout this binary
+// was built from, else this binary's own released version. mcpgen is not
+// published on the module proxy, so a binary built from source must point
+// its projects at that source.
+func resolveMCPGen(flag string) (version, replace string, err error) {
+	if flag != "" {
+		if fi, err := os.Stat(flag); err == nil && fi.IsDir() {
+			abs, err := filepath.Abs(flag)
+			if err != nil {
+				return "", "", err
+			}
+			if !isCheckout(abs) {
+				return "", "", usagef("--mcpgen %s: not an mcpgen source checkout (its go.mod must declare module %s)", flag, templates.Module)
+			}
+			return replacedVersion, abs, nil
+		}
+		if regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`).MatchString(flag) {
+			return flag, "", nil
+		}
+		return "", "", usagef("--mcpgen %q is neither a directory nor a version such as v0.3.0", flag)
+	}
+	if dir := sourceCheckout(); dir != "" {
+		return replacedVersion, dir, nil
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == templates.Module && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version, "", nil
+	}
+	return "", "", errors.New("cannot tell which mcpgen the new project should use: this binary was built without " +
+		"its source path (-trimpath) and without a release version; pass --mcpgen DIR (an mcpgen checkout) or --mcpgen vX.Y.Z")
+}
+
+// sourceCheckout returns the root of the mcpgen checkout this binary was
+// compiled from, when it still exists at the path recorded at build time.
+func sourceCheckout() string {
+	_, file, _, ok := goruntime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	if !isCheckout(root) {
+		return ""
+	}
+	return root
+}
+
+// isCheckout reports whether dir holds mcpgen's own go.mod.
+func isCheckout(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return moduleLine(f) == templates.Module
+}
+
+func moduleLine(r io.Reader) string {
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		line := strings.TrimSpace(s.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,133 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestExampleNotes builds examples/notes with the real mcpgen and questions
+// the binary over Streamable HTTP and over stdio.
+func TestExampleNotes(t *testing.T) {
+	mcpgen := mcpgenBinary(t)
+	dir := copyExample(t, "notes")
+	bin := filepath.Join(t.TempDir(), "notes")
+	if out, errOut, code := run(t, dir, nil, mcpgen, "build", ".", "-o", bin); code != 0 {
+		t.Fatalf("mcpgen build: exit %d\n%s%s", code, out, errOut)
+	}
+
+	t.Run("http", func(t *testing.T) {
+		env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.json")}
+		exerciseNotes(t, connectHTTP(t, serveHTTP(t, bin, env)))
+	})
+	t.Run("stdio", func(t *testing.T) {
+		env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.json")}
+		exerciseNotes(t, connectStdio(t, bin, env))
+	})
+}
+
+func exerciseNotes(t *testing.T, cs *mcp.ClientSession) {
+	ts := tools(t, cs)
+	var names []string
+	for n := range ts {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if want := []string{"add_note", "delete_note", "get_note", "list_notes", "update_note"}; !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+
+	add := ts["add_note"]
+	if !strings.HasPrefix(add.Description, "AddNote stores a new note or task") || strings.Contains(add.Description, "mcpgen:") {
+		t.Errorf("add_note description = %q", add.Description)
+	}
+	if add.Title != "Add a note" {
+		t.Errorf("add_note title = %q", add.Title)
+	}
+	in := newSchema(t, add.InputSchema)
+	if got := in.strings("required"); !slices.Equal(got, []string{"title"}) {
+		t.Errorf("add_note required = %v, want [title]", got)
+	}
+	if got := in.prop(t, "priority").strings("enum"); !slices.Equal(got, []string{"high", "low", "normal"}) {
+		t.Errorf("priority enum = %v", got)
+	}
+	if got := in.prop(t, "title").str("description"); !strings.Contains(got, "short summary") {
+		t.Errorf("title description = %q", got)
+	}
+	if v, ok := in.prop(t, "title").num("minLength"); !ok || v != 1 {
+		t.Errorf("title minLength = %v, %v", v, ok)
+	}
+	est := in.prop(t, "schedule").prop(t, "estimateMinutes")
+	if lo, _ := est.num("minimum"); lo != 1 {
+		t.Errorf("schedule.estimateMinutes minimum = %v", lo)
+	}
+	if hi, _ := est.num("maximum"); hi != 1440 {
+		t.Errorf("schedule.estimateMinutes maximum = %v", hi)
+	}
+	if got := in.prop(t, "schedule").strings("required"); !slices.Equal(got, []string{"due"}) {
+		t.Errorf("schedule required = %v, want [due]", got)
+	}
+	if got := in.prop(t, "schedule").prop(t, "due").str("format"); got != "date-time" {
+		t.Errorf("schedule.due format = %q", got)
+	}
+	if add.OutputSchema == nil {
+		t.Error("add_note has no outputSchema")
+	} else if newSchema(t, add.OutputSchema).prop(t, "id").str("type") != "string" {
+		t.Error("add_note outputSchema lacks id")
+	}
+
+	list, del := ts["list_notes"], ts["delete_note"]
+	if a := list.Annotations; a == nil || !a.ReadOnlyHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+		t.Errorf("list_notes annotations = %+v, want readOnly and closed world", a)
+	}
+	if a := del.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || !a.IdempotentHint {
+		t.Errorf("delete_note annotations = %+v, want destructive and idempotent", a)
+	}
+	if a := add.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
+		t.Errorf("add_note annotations = %+v, want neither readOnly nor destructive", a)
+	}
+	if got := newSchema(t, list.InputSchema).prop(t, "limit"); got.m["default"] != float64(20) {
+		t.Errorf("list_notes limit default = %v", got.m["default"])
+	}
+
+	// A note's round trip.
+	n := structured(t, call(t, cs, "add_note", map[string]any{
+		"title":    "Renew passport",
+		"tags":     []string{"admin"},
+		"priority": "high",
+		"schedule": map[string]any{"due": "2030-01-15T09:00:00Z", "estimateMinutes": 45},
+	}))
+	id, _ := n["id"].(string)
+	if id == "" || n["priority"] != "high" || n["estimateMinutes"] != float64(45) || n["due"] != "2030-01-15T09:00:00Z" {
+		t.Fatalf("add_note = %v", n)
+	}
+	structured(t, call(t, cs, "add_note", map[string]any{"title": "Buy milk"}))
+	got := structured(t, call(t, cs, "list_notes", map[string]any{"tag": "admin"}))
+	if got["total"] != float64(1) {
+		t.Errorf("list_notes tag=admin = %v", got)
+	}
+	got = structured(t, call(t, cs, "list_notes", map[string]any{"sort": "priority", "limit": 1}))
+	if notes, _ := got["notes"].([]any); got["total"] != float64(2) || len(notes) != 1 || notes[0].(map[string]any)["id"] != id {
+		t.Errorf("list_notes sort=priority limit=1 = %v", got)
+	}
+	upd := structured(t, call(t, cs, "update_note", map[string]any{"id": id, "done": true}))
+	if upd["done"] != true || upd["title"] != "Renew passport" {
+		t.Errorf("update_note = %v", upd)
+	}
+	if res := call(t, cs, "delete_note", map[string]any{"id": id}); res.IsError || !strings.Contains(text(res), "deleted note "+id) {
+		t.Errorf("delete_note = %v %q", res.IsError, text(res))
+	}
+
+	// Invalid arguments are tool errors the model can act on.
+	wantError(t, call(t, cs, "add_note", map[string]any{"title": ""}), "title")
+	wantError(t, call(t, cs, "add_note", map[string]any{"title": "x", "priority": "urgent"}), "priority")
+	wantError(t, call(t, cs, "list_notes", map[string]any{"limit": 500}), "limit")
+	wantError(t, call(t, cs, "get_note", map[string]any{"id": "12"}), "id")
+	wantError(t, call(t, cs, "add_note", map[string]any{}), "title")
+	// A handler's error is a tool error with its text.
+	wantError(t, call(t, cs, "get_note", map[string]any{"id": id}), "no such note")
+	wantError(t, call(t, cs, "add_note", map[string]any{"title": "   "}), "title is blank")
+}

@@ -1,0 +1,274 @@
+// Package pipeline turns a connector's directory into its generated files, its
+// bundled views and finally one binary. It is the single sequence that
+// `mcpgen generate`, `mcpgen build` and `mcpgen dev` share: discover and bundle
+// the views under ui/, generate Go code from the annotated handlers, write the
+// TypeScript declarations the views import, write only the files whose bytes
+// changed, and run `go build`.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+
+	"github.com/mcpgen/mcpgen/bundler"
+	"github.com/mcpgen/mcpgen/generator"
+	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/ir"
+)
+
+// DeclarationsFile is where the TypeScript declarations of the tools' inputs
+// and outputs are written, relative to the module root, when the project has
+// a ui/ directory.
+const DeclarationsFile = "ui/mcpgen.d.ts"
+
+// Options configure a Project.
+type Options struct {
+	// Dir is the connector's module root (it holds go.mod). Relative paths
+	// are made absolute.
+	Dir string
+	// Minify minifies the view bundles. The CLI minifies for generate and
+	// build alike, so the generated files do not depend on which verb ran
+	// last; the dev loop leaves bundles readable.
+	Minify bool
+	// SkipViews leaves the views unbundled: the generator only checks their
+	// names (ui= links) and embeds none. The dev loop, which serves views
+	// itself and swaps them without rebuilding the connector, sets it.
+	SkipViews bool
+	// Stdout and Stderr receive the output of `go build`. Nil discards it.
+	Stdout, Stderr io.Writer
+}
+
+// Report says what one Generate or Build did.
+type Report struct {
+	// Dir is the absolute module root; file names below are relative to it.
+	Dir string
+	// Project is the generated connector model; nil when generation failed
+	// before the model was built.
+	Project *ir.Project
+	// Views are the bundled views (nil when the project has none).
+	Views []ir.View
+	// Files are every generated file, relative to the module root, sorted.
+	Files []string
+	// Changed are the files written (or, under Check, the ones that would
+	// be), relative to the module root, sorted.
+	Changed []string
+	// Diagnostics holds every problem found, warnings included, sorted by
+	// position. When it holds an error, Generate and Build also return a
+	// *diag.ListError carrying it.
+	Diagnostics diag.List
+	// Binary is the absolute path of the built binary (Build only).
+	Binary string
+}
+
+// GenerateOptions change what one Generate call does.
+type GenerateOptions struct {
+	// Check computes the files without writing them; Report.Changed lists
+	// those whose bytes differ from what is on disk.
+	Check bool
+}
+
+// Project is a connector directory kept open across runs: it holds the
+// incremental esbuild context of its views, so repeated Generate calls (as
+// the dev loop makes) rebuild only what changed. A Project is not safe for
+// concurrent use.
+type Project struct {
+	opts    Options
+	bundler *bundler.Bundler
+}
+
+// Open opens the project at opts.Dir. It checks that the directory holds a
+// go.mod; it bundles nothing until Generate.
+func Open(opts Options) (*Project, error) {
+	if opts.Dir == "" {
+		opts.Dir = "."
+	}
+	abs, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = abs
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("project directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", abs)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
+		return nil, fmt.Errorf("%s has no go.mod: a connector is a Go module (create one with `mcpgen new DIR`)", abs)
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	return &Project{opts: opts}, nil
+}
+
+// Dir returns the absolute module root.
+func (p *Project) Dir() string { return p.opts.Dir }
+
+// Close releases the bundler's resources.
+func (p *Project) Close() {
+	if p.bundler != nil {
+		p.bundler.Close()
+		p.bundler = nil
+	}
+}
+
+// Generate bundles the views, generates the Go code and the view
+// declarations, and writes the files whose bytes changed. Diagnostics are
+// collected from every stage before anything is written: when any is an
+// error, nothing is written and the returned error is a *diag.ListError.
+func (p *Project) Generate(ctx context.Context, gopts GenerateOptions) (*Report, error) {
+	rep := &Report{Dir: p.opts.Dir}
+	views, vdiags, err := p.bundle(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Diagnostics.Append(vdiags)
+	rep.Views = views
+
+	res, gdiags := generator.Generate(ctx, generator.Config{Dir: p.opts.Dir, Views: views})
+	rep.Diagnostics.Append(gdiags)
+	rep.Diagnostics.Sort()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	if res != nil {
+		rep.Project = res.Project
+	}
+	if rep.Diagnostics.HasErrors() || res == nil {
+		if !rep.Diagnostics.HasErrors() {
+			return rep, errors.New("generation produced no result")
+		}
+		return rep, rep.Diagnostics.Err(p.opts.Dir)
+	}
+
+	files := append([]generator.File(nil), res.Files...)
+	if p.hasUI() && res.Project != nil {
+		if d := declarations(res.Project); d != nil {
+			files = append(files, generator.File{Path: DeclarationsFile, Contents: d})
+		}
+	}
+	for _, f := range files {
+		rep.Files = append(rep.Files, filepath.ToSlash(f.Path))
+	}
+	sort.Strings(rep.Files)
+
+	if gopts.Check {
+		rep.Changed, err = generator.Changed(p.opts.Dir, files)
+	} else {
+		rep.Changed, err = generator.Write(p.opts.Dir, files)
+	}
+	for i, c := range rep.Changed {
+		rep.Changed[i] = filepath.ToSlash(c)
+	}
+	sort.Strings(rep.Changed)
+	return rep, err
+}
+
+// Build runs Generate and then `go build -o output .` in the module root,
+// streaming the compiler's output (already file:line:col) to Options.Stderr.
+// An empty output names the binary after the directory, inside it.
+func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
+	rep, err := p.Generate(ctx, GenerateOptions{})
+	if err != nil {
+		return rep, err
+	}
+	if output == "" {
+		output = filepath.Join(p.opts.Dir, filepath.Base(p.opts.Dir))
+	}
+	out, err := filepath.Abs(output)
+	if err != nil {
+		return rep, err
+	}
+	rep.Binary = out
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd.Dir = p.opts.Dir
+	cmd.Stdout = p.opts.Stdout
+	cmd.Stderr = p.opts.Stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return rep, &BuildError{Dir: p.opts.Dir, ExitCode: ee.ExitCode()}
+		}
+		return rep, fmt.Errorf("go build: %w", err)
+	}
+	return rep, nil
+}
+
+// BuildError reports that `go build` failed; its output went to Stderr.
+type BuildError struct {
+	Dir      string
+	ExitCode int
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("go build failed in %s (exit status %d)", e.Dir, e.ExitCode)
+}
+
+// Generate opens the project at opts.Dir, generates it once and closes it.
+func Generate(ctx context.Context, opts Options, gopts GenerateOptions) (*Report, error) {
+	p, err := Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Generate(ctx, gopts)
+}
+
+// Build opens the project at opts.Dir, builds it once into output and
+// closes it.
+func Build(ctx context.Context, opts Options, output string) (*Report, error) {
+	p, err := Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Build(ctx, output)
+}
+
+func (p *Project) hasUI() bool {
+	fi, err := os.Stat(filepath.Join(p.opts.Dir, "ui"))
+	return err == nil && fi.IsDir()
+}
+
+// bundle rebuilds the views, keeping one incremental bundler for the
+// project's lifetime (the bundler rediscovers ui/ on every rebuild).
+func (p *Project) bundle(ctx context.Context) ([]ir.View, diag.List, error) {
+	if p.opts.SkipViews {
+		return nil, nil, nil
+	}
+	entries, err := bundler.Discover(p.opts.Dir)
+	if err != nil {
+		var le *diag.ListError
+		if errors.As(err, &le) {
+			return nil, le.List, nil
+		}
+		return nil, nil, fmt.Errorf("discovering views: %w", err)
+	}
+	if len(entries) == 0 {
+		p.Close()
+		return nil, nil, nil
+	}
+	if p.bundler == nil {
+		b, err := bundler.New(bundler.Options{Dir: p.opts.Dir, Minify: p.opts.Minify})
+		if err != nil {
+			return nil, nil, fmt.Errorf("starting the view bundler: %w", err)
+		}
+		p.bundler = b
+	}
+	views, diags := p.bundler.Rebuild(ctx)
+	return views, diags, nil
+}
