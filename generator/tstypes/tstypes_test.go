@@ -1,0 +1,162 @@
+package tstypes
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/orders.d.ts")
+
+func project() *ir.Project {
+	return &ir.Project{Tools: []ir.Tool{
+		{
+			Name: "find_orders",
+			InputSchema: []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+				"properties":{
+					"customer":{"type":"string","description":"Customer id, e.g. C-42."},
+					"status":{"type":"string","enum":["open","shipped","cancelled"]},
+					"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}
+				},
+				"required":["customer"],"additionalProperties":false}`),
+			OutputSchema: []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+				"properties":{
+					"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},
+					"total":{"type":"integer","description":"All matching orders, beyond the page."},
+					"next":{"type":["string","null"]},
+					"labels":{"type":"object","additionalProperties":{"type":"string"}}
+				},
+				"required":["orders","total"],
+				"$defs":{"Order":{"type":"object","description":"Order is one purchase.\n\nIt is never empty.",
+					"properties":{
+						"id":{"type":"string"},
+						"placed":{"type":"string","format":"date-time"},
+						"lines":{"type":["array","null"],"items":{"type":"object","properties":{"sku":{"type":"string"},"qty":{"type":"integer"}},"required":["sku","qty"]}},
+						"parent":{"$ref":"#/$defs/Order"},
+						"kind":{"const":"order"},
+						"x-raw":{}
+					},
+					"required":["id","placed","lines"]}}}`),
+		},
+		{
+			Name:        "greet",
+			InputSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+		},
+	}}
+}
+
+func TestGolden(t *testing.T) {
+	got := Declarations(project())
+	golden := filepath.Join("testdata", "orders.d.ts")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("Declarations differ from %s (go test -update rewrites it):\n%s", golden, got)
+	}
+	if !bytes.Equal(got, Declarations(project())) {
+		t.Errorf("Declarations is not deterministic")
+	}
+}
+
+func TestPascal(t *testing.T) {
+	for in, want := range map[string]string{"find_orders": "FindOrders", "list.items-v2": "ListItemsV2", "3d": "T3d", "Get": "Get"} {
+		if got := pascal(in); got != want {
+			t.Errorf("pascal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+const goodView = `import { useApp, useToolData, useToolInput } from "mcpgen/ui";
+
+export default function Orders() {
+  const data = useToolData<FindOrdersOutput>();
+  const input = useToolInput<FindOrdersInput>();
+  const app = useApp();
+  if (!data) return <p>Loading {input?.customer}</p>;
+  const first: Order | undefined = data.orders[0];
+  const next: Tools["find_orders"]["output"]["next"] = data.next;
+  return (
+    <ul onClick={() => app.callTool<FindOrdersOutput>("find_orders", { customer: "C-1" }).then((r) => r.structuredContent?.total)}>
+      {data.orders.map((o) => <li key={o.id}>{o.placed} {o.lines?.length ?? 0} {first?.id} {next}</li>)}
+      <li>{data.total}</li>
+    </ul>
+  );
+}
+`
+
+// badView misuses fields: totl does not exist, and status is not a number.
+const badView = `import { useToolData, useToolInput } from "mcpgen/ui";
+
+export default function Orders() {
+  const data = useToolData<FindOrdersOutput>();
+  const input = useToolInput<FindOrdersInput>();
+  const status: number | undefined = input?.status;
+  return <p>{data?.totl} {status}</p>;
+}
+`
+
+// tsc type-checks a view against the declarations with the real TypeScript
+// compiler and React's type declarations.
+func tsc(t *testing.T, view string) (string, error) {
+	t.Helper()
+	node := testenv.Node(t)
+	nm := testenv.NodeModules(t, "typescript", "@types/react", "@types/react-dom")
+	dir := t.TempDir()
+	files := map[string]string{
+		"ui/mcpgen.d.ts": string(Declarations(project())),
+		"ui/orders.tsx":  view,
+		"tsconfig.json": `{"compilerOptions":{"target":"ES2020","lib":["ES2020","DOM"],"module":"ESNext",
+			"moduleResolution":"Bundler","jsx":"react-jsx","strict":true,"noEmit":true,"skipLibCheck":true},"include":["ui"]}`,
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, filepath.Join(nm, "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--pretty", "false")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestTypeScriptAcceptsCorrectView(t *testing.T) {
+	if out, err := tsc(t, goodView); err != nil {
+		t.Fatalf("tsc rejected a correct view: %v\n%s", err, out)
+	}
+}
+
+func TestTypeScriptRejectsMisuse(t *testing.T) {
+	out, err := tsc(t, badView)
+	if err == nil {
+		t.Fatalf("tsc accepted a view that misuses the tool types:\n%s", out)
+	}
+	for _, want := range []string{
+		`ui/orders.tsx(6,9): error TS2322: Type '"open" | "shipped" | "cancelled" | undefined' is not assignable to type 'number | undefined'`,
+		"ui/orders.tsx(7,20): error TS2551: Property 'totl' does not exist on type 'FindOrdersOutput'. Did you mean 'total'?",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tsc output lacks %q:\n%s", want, out)
+		}
+	}
+}
