@@ -3,7 +3,6 @@ package dev_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -406,5 +405,4 @@ func TestSessionSurvivesEdits(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("the session is gone: %v", err)
 	}
-	_ = io.Discard
 }

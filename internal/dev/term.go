@@ -55,6 +55,7 @@ func (t *term) fail(format string, args ...any) {
 }
 
 func (t *term) diags(l diag.List) {
+	l = dedupe(t.root, l)
 	l.Sort()
 	t.printf(t.errw, "%s", l.Render(t.root))
 }
@@ -151,4 +152,33 @@ func size(n int) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+// dedupe drops an unpositioned diagnostic that only repeats compiler lines
+// already present as positioned diagnostics (go list reports a package's
+// errors both ways).
+func dedupe(root string, l diag.List) diag.List {
+	have := map[string]bool{}
+	for _, d := range l {
+		if d.Pos.Line > 0 {
+			have[d.Pos.String()+"\x00"+d.Message] = true
+		}
+	}
+	out := l[:0:0]
+	for _, d := range l {
+		if d.Pos.Line == 0 {
+			inner := parseGoErrors(root, d.Message)
+			dup := len(inner) > 0
+			for _, in := range inner {
+				if !have[in.Pos.String()+"\x00"+in.Message] {
+					dup = false
+				}
+			}
+			if dup {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
