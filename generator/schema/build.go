@@ -76,6 +76,10 @@ func (bd *build) root(t types.Type, at token.Pos) *node {
 		bd.errorf(at, hintNotStruct, "schema-not-struct", msgNotStruct, bd.qualify(t))
 		return nil
 	}
+	if bd.special(t) != nil || bd.marshalsJSON(t) || bd.marshalsText(t) {
+		bd.errorf(at, hintNotStruct, "schema-not-struct", msgRootEncodes, bd.qualify(t))
+		return nil
+	}
 	owner := "struct"
 	named, _ := t.(*types.Named)
 	if named != nil {
@@ -549,7 +553,7 @@ func (bd *build) options(f jfield, fc *fctx) []option {
 					hint = fmt.Sprintf(hintQuoteValue, o.Key, prev.Key, prev.Key)
 				}
 			}
-			bd.errorf(bd.tagPos(fc, o.Off), hint, "schema-unknown-constraint", msgUnknownOption, o.Key, fc.name, didYouMean(o.Key, names))
+			bd.errorf(bd.tagPos(fc, o.Off), hint, "schema-unknown-constraint", msgUnknownOption, o.Key, fc.name, didYouMean(o.Key, constraintKeys()))
 			continue
 		}
 		canon := o.Key
@@ -890,8 +894,8 @@ func typedValue(n *node, s string) (json.RawMessage, string) {
 		if d, err := time.ParseDuration(s); err == nil {
 			return json.RawMessage(strconv.FormatInt(int64(d), 10)), ""
 		}
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return json.RawMessage(s), ""
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return json.RawMessage(strconv.FormatInt(v, 10)), ""
 		}
 		return nil, "write a Go duration such as 30s or 1h30m"
 	}
@@ -906,8 +910,8 @@ func typedValue(n *node, s string) (json.RawMessage, string) {
 		return b, ""
 	case "integer":
 		if unsigned(n.gt) {
-			if _, err := strconv.ParseUint(s, 10, 64); err == nil {
-				return json.RawMessage(s), ""
+			if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+				return json.RawMessage(strconv.FormatUint(v, 10)), ""
 			}
 			return nil, "write a whole number of 0 or more"
 		}

@@ -4,6 +4,7 @@ package schema
 const (
 	msgNotStruct       = "%s is not a struct type; its schema must be an object"
 	hintNotStruct      = "declare a struct type and use it (or a pointer to it) here"
+	msgRootEncodes     = "%s encodes itself (MarshalJSON, MarshalText or a standard library type), so its JSON is not an object of its fields"
 	msgUnsupported     = "field %s has type %s, which %s"
 	hintUnsupported    = "leave the field out of JSON with `json:\"-\"`, or use a JSON-encodable type (bool, number, string, struct, slice, map)"
 	msgBadMapKey       = "field %s has type %s; JSON object keys must be strings, integers or encoding.TextMarshaler types"
@@ -51,7 +52,6 @@ const (
 	msgTypeNotAny      = "constraint type=%s of field %s only applies to fields whose Go type has no fixed JSON shape (any, json.RawMessage, MarshalJSON types); %s is already JSON %s"
 	hintTypeNotAny     = "remove type=%s"
 	msgBadValue        = "%s %q of field %s is not a valid %s"
-	hintBadValue       = "%s"
 	msgBadDefault      = "%s of field %s does not satisfy the field's own schema: %s"
 	hintBadDefault     = "change the default or the constraints so they agree"
 	msgBadEnumDefault  = "default %s of field %s is not one of the allowed values %s"

@@ -217,6 +217,16 @@ func constraintNames() []string {
 	return names
 }
 
+// constraintKeys lists every accepted key, aliases included, for suggestions.
+func constraintKeys() []string {
+	var keys []string
+	for k := range constraints {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // formats are the formats of JSON Schema 2020-12 (validation vocabulary §7.3).
 var formats = []string{
 	"date", "date-time", "duration", "email", "hostname", "idn-email", "idn-hostname",
