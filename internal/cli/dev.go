@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"context"
 	"net"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/internal/dev"
-	"github.com/mcpgen/mcpgen/internal/pipeline"
 )
 
 func devCommand() *ucli.Command {
@@ -39,41 +36,14 @@ func runDev(c *ucli.Context) error {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
 	}
-	// The dev loop serves and swaps the views itself, so the connector it
-	// builds embeds none.
-	p, err := pipeline.Open(pipeline.Options{Dir: dir, SkipViews: true})
-	if err != nil {
-		return err
-	}
-	defer p.Close()
 	err = dev.Run(c.Context, dev.Options{
-		Dir:     p.Dir(),
-		Addr:    addr,
-		Stdout:  c.App.Writer,
-		Stderr:  c.App.ErrWriter,
-		Builder: devBuilder{p},
+		Dir:    dir,
+		Addr:   addr,
+		Stdout: c.App.Writer,
+		Stderr: c.App.ErrWriter,
 	})
 	if err != nil && c.Context.Err() != nil {
-		return nil // interrupted: a normal way to stop the dev server
+		return nil // interrupted: the normal way to stop the dev server
 	}
 	return err
-}
-
-// devBuilder is the dev loop's Builder: regenerate, then `go build`, with
-// every problem returned as diagnostics.
-type devBuilder struct{ p *pipeline.Project }
-
-func (b devBuilder) Build(ctx context.Context, out string) diag.List {
-	rep, err := b.p.Generate(ctx, pipeline.GenerateOptions{})
-	if err != nil {
-		var list diag.List
-		if le, ok := err.(*diag.ListError); ok {
-			return le.List
-		}
-		list.Errorf(diag.Pos{}, "generate", "", "%v", err)
-		return list
-	}
-	diags := append(diag.List(nil), rep.Diagnostics...)
-	diags.Append(dev.GoBuilder{Dir: b.p.Dir()}.Build(ctx, out))
-	return diags
 }

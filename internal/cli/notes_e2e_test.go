@@ -1,10 +1,16 @@
 package cli_test
 
 import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -131,3 +137,59 @@ func exerciseNotes(t *testing.T, cs *mcp.ClientSession) {
 	wantError(t, call(t, cs, "get_note", map[string]any{"id": id}), "no such note")
 	wantError(t, call(t, cs, "add_note", map[string]any{"title": "   "}), "title is blank")
 }
+
+// TestDevServesExample runs `mcpgen dev` on examples/notes, calls a tool
+// through its endpoint, and stops it with an interrupt (exit status 0).
+func TestDevServesExample(t *testing.T) {
+	mcpgen := mcpgenBinary(t)
+	dir := copyExample(t, "notes")
+	cmd := exec.Command(mcpgen, "dev", dir, "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "NOTES_FILE="+filepath.Join(t.TempDir(), "notes.json"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	endpoint := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := endpointRE.FindStringSubmatch(sc.Text()); m != nil {
+				endpoint <- m[1]
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	var url string
+	select {
+	case url = <-endpoint:
+	case err := <-exited:
+		t.Fatalf("mcpgen dev exited before serving: %v\n%s", err, stderr.String())
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("mcpgen dev did not serve within 2 minutes\n%s", stderr.String())
+	}
+	cs := connectHTTP(t, url)
+	res := structured(t, call(t, cs, "add_note", map[string]any{"title": "from dev"}))
+	if res["title"] != "from dev" {
+		t.Errorf("add_note through mcpgen dev = %v", res)
+	}
+	cs.Close()
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("mcpgen dev after an interrupt: %v, want exit status 0\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("mcpgen dev did not stop within 30s of an interrupt")
+	}
+}
+
+var endpointRE = regexp.MustCompile(`MCP endpoint\s+(http://\S+/mcp)`)
