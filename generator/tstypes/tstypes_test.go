@@ -160,3 +160,14 @@ func TestTypeScriptRejectsMisuse(t *testing.T) {
 		}
 	}
 }
+
+// The reference view that scaffolds and examples start from type-checks too.
+func TestTypeScriptAcceptsReferenceCard(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(testenv.Root(), "bundler", "testdata", "card", "ui", "card.tsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tsc(t, string(src)); err != nil {
+		t.Fatalf("tsc rejected bundler/testdata/card/ui/card.tsx: %v\n%s", err, out)
+	}
+}

@@ -69,6 +69,7 @@ declare module "mcpgen/ui" {
   export class HostError extends Error {
     code: number;
     data: unknown;
+    constructor(code: number, message: string, data?: unknown);
   }
 
   /** The structuredContent of the tool result; undefined until it arrives. */
