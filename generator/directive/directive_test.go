@@ -99,7 +99,6 @@ func TestParseErrors(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 func TestUnknownOptionListsValid(t *testing.T) {
 	var diags diag.List
 	Parse(`//mcpgen:prompt nme=x`, at, &diags)

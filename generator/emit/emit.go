@@ -178,9 +178,9 @@ func tool(p *ir.Project, t ir.Tool) jen.Code {
 		var d jen.Code
 		switch {
 		case t.TimeoutMS%60000 == 0:
-			d = jen.Lit(int(t.TimeoutMS / 60000)).Op("*").Qual(timePkg, "Minute")
+			d = jen.Lit(int(t.TimeoutMS/60000)).Op("*").Qual(timePkg, "Minute")
 		case t.TimeoutMS%1000 == 0:
-			d = jen.Lit(int(t.TimeoutMS / 1000)).Op("*").Qual(timePkg, "Second")
+			d = jen.Lit(int(t.TimeoutMS/1000)).Op("*").Qual(timePkg, "Second")
 		default:
 			d = jen.Lit(int(t.TimeoutMS)).Op("*").Qual(timePkg, "Millisecond")
 		}

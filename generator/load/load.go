@@ -89,7 +89,11 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 		if len(p.GoFiles) > 0 && filepath.Dir(p.GoFiles[0]) == abs {
 			prog.Root = p
 		}
+		typeErrors := false
 		for _, e := range p.Errors {
+			typeErrors = typeErrors || e.Kind == packages.TypeError || e.Kind == packages.ParseError
+		}
+		for _, e := range expand(p, typeErrors) {
 			pos := errorPos(e.Pos)
 			if generated(abs, pos.File) {
 				continue
@@ -148,6 +152,42 @@ func rootPackageName(dir string) string {
 // generated reports whether file is one of the files mcpgen writes.
 func generated(dir, file string) bool {
 	return file == filepath.Join(dir, GenFile) || file == filepath.Join(dir, ViewsGenFile)
+}
+
+// expand splits the compiler output that go list reports for a package
+// ("# pkg\n./file.go:3:4: msg\n...") into one error per line, and drops it
+// when the type checker reported the same problems itself.
+func expand(p *packages.Package, typeErrors bool) []packages.Error {
+	var out []packages.Error
+	for _, e := range p.Errors {
+		if e.Kind != packages.ListError || !strings.HasPrefix(e.Msg, "# ") {
+			out = append(out, e)
+			continue
+		}
+		if typeErrors {
+			continue
+		}
+		dir := ""
+		if len(p.GoFiles) > 0 {
+			dir = filepath.Dir(p.GoFiles[0])
+		}
+		for _, line := range strings.Split(e.Msg, "\n")[1:] {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			file, rest, ok := strings.Cut(line, ": ")
+			if !ok {
+				out = append(out, packages.Error{Pos: e.Pos, Msg: line, Kind: e.Kind})
+				continue
+			}
+			if !filepath.IsAbs(file) && dir != "" {
+				file = filepath.Join(dir, file)
+			}
+			out = append(out, packages.Error{Pos: file, Msg: rest, Kind: e.Kind})
+		}
+	}
+	return out
 }
 
 // errorPos parses go/packages' "file:line:col" error positions.

@@ -45,7 +45,7 @@ func TestLoadStaleGenerated(t *testing.T) {
 	dir := writeModule(t, map[string]string{
 		"main.go": mainGo,
 		// A stale generated file that no longer compiles must not matter.
-		GenFile:         "package main\n\nfunc mcpgenApp() int { return undefined }\n",
+		GenFile:          "package main\n\nfunc mcpgenApp() int { return undefined }\n",
 		"orders/find.go": "package orders\n\n// Find finds.\nfunc Find() error { return nil }\n",
 	})
 	var diags diag.List

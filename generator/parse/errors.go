@@ -40,7 +40,7 @@ const (
 	msgTemplateVar     = "URI template variable {%s} matches no field of %s"
 	hintTemplateVar    = "add a field with json:\"%s\" to %s, or rename the variable; fields: %s"
 	msgTemplateNoInput = "URI template %s has variables but %s takes no input struct"
-	hintTemplateInput  = "add a parameter in %sInput whose fields are named like the variables (json tags)"
+	hintTemplateInput  = "add an input struct parameter (e.g. in %sInput) with one field per variable, named by its json tag"
 	msgBadTemplateExpr = "URI template expression %s is not supported"
 	hintBadTemplate    = "use simple variables such as {id} (or {+path}); each binds one input field"
 	msgVarType         = "field %s binds URI template variable {%s} but has type %s"

@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -132,6 +133,15 @@ func Parse(prog *load.Program, opts Options, diags *diag.List) (*ir.Project, boo
 
 func (p *parser) at(pos token.Pos) diag.Pos { return diag.At(p.prog.Fset, pos) }
 
+// rel renders pos relative to the module root, for messages that mention a
+// second place.
+func (p *parser) rel(pos diag.Pos) string {
+	if r, err := filepath.Rel(p.prog.Dir, pos.File); err == nil && !strings.HasPrefix(r, "..") {
+		pos.File = r
+	}
+	return pos.String()
+}
+
 // collect finds every directive comment in the module and pairs it with the
 // function whose doc comment holds it.
 func (p *parser) collect() []*handler {
@@ -170,7 +180,7 @@ func (p *parser) collect() []*handler {
 						continue
 					}
 					if prev := seen[fd]; prev != nil {
-						p.diags.Errorf(pos, "two-directives", hintTwoDirectives, msgTwoDirectives, fd.Name.Name, kind, prev.dir.Kind, prev.dir.Pos)
+						p.diags.Errorf(pos, "two-directives", hintTwoDirectives, msgTwoDirectives, fd.Name.Name, kind, prev.dir.Kind, p.rel(prev.dir.Pos))
 						continue
 					}
 					fn, _ := pkg.TypesInfo.Defs[fd.Name].(*types.Func)

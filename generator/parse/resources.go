@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/types"
 	"sort"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/directive"
@@ -41,7 +42,7 @@ func (p *parser) resource(h *handler) (ir.Resource, bool) {
 		return pos
 	}
 	for _, b := range bad {
-		p.diags.Errorf(uriOpt.ValuePos, "bad-template", hintBadTemplate, msgBadTemplateExpr, b)
+		p.diags.Errorf(varPos(strings.Index(r.URI, b)), "bad-template", hintBadTemplate, msgBadTemplateExpr, b)
 		ok = false
 	}
 	r.Template = len(vars) > 0 || len(bad) > 0
@@ -234,8 +235,8 @@ func (p *parser) duplicates(proj *ir.Project) {
 				first[d.key] = d.fn
 				continue
 			}
-			a := fmt.Sprintf("%s (%s)", f.Name, f.Pos)
-			b := fmt.Sprintf("%s (%s)", d.fn.Name, d.fn.Pos)
+			a := fmt.Sprintf("%s (%s)", f.Name, p.rel(f.Pos))
+			b := fmt.Sprintf("%s (%s)", d.fn.Name, p.rel(d.fn.Pos))
 			if what == "" {
 				p.diags.Errorf(f.Pos, "duplicate", hint, msg, d.key, a, b)
 				p.diags.Errorf(d.fn.Pos, "duplicate", hint, msg, d.key, a, b)
@@ -262,8 +263,8 @@ func (p *parser) duplicates(proj *ir.Project) {
 	for _, c := range proj.Completions {
 		key := c.RefKind + "\x00" + c.Ref + "\x00" + c.Arg
 		if f, dup := seen[key]; dup {
-			a := fmt.Sprintf("%s (%s)", f.Name, f.Pos)
-			b := fmt.Sprintf("%s (%s)", c.Func.Name, c.Func.Pos)
+			a := fmt.Sprintf("%s (%s)", f.Name, p.rel(f.Pos))
+			b := fmt.Sprintf("%s (%s)", c.Func.Name, p.rel(c.Func.Pos))
 			p.diags.Errorf(f.Pos, "duplicate", hintDuplicateComp, msgDuplicateComp, c.RefKind, c.Ref, c.Arg, a, b)
 			p.diags.Errorf(c.Func.Pos, "duplicate", hintDuplicateComp, msgDuplicateComp, c.RefKind, c.Ref, c.Arg, a, b)
 			continue
