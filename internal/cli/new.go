@@ -113,16 +113,16 @@ func runNew(c *ucli.Context) error {
 
 	rel := c.Args().First()
 	fmt.Fprintf(stdout, `
-%s is ready. Next:
+%[1]s is ready. Next:
 
-  cd %s
-  go test ./...                 # calls the text_stats tool through a real MCP client
-  mcpgen dev                    # serve http://127.0.0.1:8080/mcp, rebuilding on every change
-  mcpgen build -o bin/%s        # one self-contained binary (add --stdio when a host starts it)
+  cd %[2]s
+  go test ./...             calls the text_stats tool through a real MCP client
+  mcpgen dev                serves http://127.0.0.1:8080/mcp and rebuilds on every change
+  mcpgen build -o bin/%[1]s  builds one self-contained binary; run it, or bin/%[1]s --stdio
 
 Add a tool: write a function with a //mcpgen:tool line above it (see textstats.go),
-then run mcpgen generate.
-`, name, rel, name)
+then run mcpgen generate (or go generate).
+`, name, rel)
 	return nil
 }
 
