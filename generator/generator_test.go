@@ -30,12 +30,15 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			runCase(t, file)
+			if bin := runCase(t, file); name == "e2e_connector" && bin != "" {
+				questionConnector(t, bin)
+			}
 		})
 	}
 }
 
-func runCase(t *testing.T, file string) {
+// runCase runs one case and returns the built binary, if it built one.
+func runCase(t *testing.T, file string) string {
 	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -79,16 +82,17 @@ func runCase(t *testing.T, file string) {
 		}
 	}
 	if res == nil {
-		if diags.HasErrors() == false {
+		if !diags.HasErrors() {
 			t.Errorf("no result and no errors")
 		}
-		return
+		return ""
 	}
 	if _, err := Write(dir, res.Files); err != nil {
 		t.Fatal(err)
 	}
 	// The generated code must compile with the user's code and the runtime.
-	cmd := exec.Command("go", "build", "-o", os.DevNull, ".")
+	bin := filepath.Join(dir, "connector")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -101,6 +105,7 @@ func runCase(t *testing.T, file string) {
 	if changed, err := Write(dir, res2.Files); err != nil || len(changed) != 0 {
 		t.Errorf("second run wrote %v (err %v); want nothing", changed, err)
 	}
+	return bin
 }
 
 func sortedNames(a, b map[string][]byte) []string {
