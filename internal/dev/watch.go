@@ -20,12 +20,18 @@ const (
 	changeGo                          // Go source or module files: regenerate and rebuild
 )
 
-// Debounce windows: a save often arrives as a burst of events (write,
-// chmod, rename of a temp file). Views are cheap to rebuild, so they wait
-// less; Go builds are expensive, so they wait a little longer for the burst.
+// Debouncing: a save arrives as a burst of events (truncate, write, chmod,
+// an editor's rename of a temp file), and a formatter or a branch switch
+// adds more. A burst ends after a quiet window with no event, or at the
+// latest maxWait after its first event. Views are cheap to rebuild, so their
+// window is short (an editor's burst lasts a few milliseconds; the view
+// latency budget is 100 ms); Go builds are expensive, so they wait longer
+// for a formatter's rewrite to land.
 const (
-	viewDebounce = 50 * time.Millisecond
-	goDebounce   = 120 * time.Millisecond
+	viewQuiet   = 20 * time.Millisecond
+	viewMaxWait = 50 * time.Millisecond
+	goQuiet     = 100 * time.Millisecond
+	goMaxWait   = 400 * time.Millisecond
 )
 
 // batch is one debounced set of changes.
@@ -126,15 +132,25 @@ func (wa *watcher) run() {
 		timer   *time.Timer
 		fire    <-chan time.Time
 		kinds   changeKind
+		first   time.Time // first event of the current burst
 	)
 	arm := func() {
-		d := viewDebounce
+		now := time.Now()
+		if fire == nil {
+			first = now
+		}
+		quiet, limit := viewQuiet, viewMaxWait
 		if kinds&changeGo != 0 {
-			d = goDebounce
+			quiet, limit = goQuiet, goMaxWait
+		}
+		d := quiet
+		if left := first.Add(limit).Sub(now); left < d {
+			d = max(left, 0)
 		}
 		if timer == nil {
 			timer = time.NewTimer(d)
 		} else {
+			timer.Stop()
 			timer.Reset(d)
 		}
 		fire = timer.C
