@@ -6,7 +6,7 @@ import (
 )
 
 // snakeCase turns a Go identifier into a tool name: FindOrders → find_orders,
-// GetHTTPStatus → get_http_status, Top10Items → top10_items.
+// GetHTTPStatus → get_http_status, Top10Items → top10_items, userIDs → user_ids.
 func snakeCase(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
@@ -15,6 +15,10 @@ func snakeCase(s string) string {
 			if i > 0 {
 				prev := rs[i-1]
 				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				// A plural acronym ("IDs") keeps its s: userIDs → user_ids.
+				if nextLower && rs[i+1] == 's' && (i+2 == len(rs) || !unicode.IsLower(rs[i+2])) {
+					nextLower = false
+				}
 				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
 					b.WriteByte('_')
 				}
