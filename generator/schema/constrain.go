@@ -459,22 +459,35 @@ func (bd *build) checkPattern(p string, pos token.Pos, fc *fctx) bool {
 	return true
 }
 
-// goOnlyRegexp names a construct of p that Go's regexp has and ECMA-262 does
-// not, or returns "".
+// goOnlyRegexp names a construct of p that Go's regexp accepts and an
+// ECMA-262 regular expression in unicode mode rejects or reads differently,
+// or returns "". JSON Schema patterns are ECMA-262, and validators such as
+// Ajv compile them with the u flag, where escaping a character that needs
+// no escape (\-, \_, \@) and lone braces are syntax errors.
 func goOnlyRegexp(p string) string {
 	inClass := false
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == '\\' && i+1 < len(p):
-			switch p[i+1] {
-			case 'A', 'z':
-				return `\` + string(p[i+1]) + " (text anchors)"
-			case 'Q', 'E':
+			e := p[i+1]
+			switch {
+			case e == 'A' || e == 'z':
+				return `\` + string(e) + " (text anchors; write ^ or $)"
+			case e == 'Q' || e == 'E':
 				return `\Q...\E (literal text)`
-			case 'C':
+			case e == 'C':
 				return `\C (any byte)`
-			case 'p', 'P':
-				return `\` + string(p[i+1]) + "{...} (Unicode classes need ECMA-262's u flag)"
+			case e == 'p' || e == 'P':
+				if i+2 >= len(p) || p[i+2] != '{' {
+					return `\` + string(e) + string(p[i+2:min(i+3, len(p))]) + " (a one-letter Unicode class; write \\" + string(e) + "{L})"
+				}
+				if end := strings.IndexByte(p[i:], '}'); end > 0 {
+					i += end - 1 // past the class name; i++ below skips the }
+				}
+			case strings.IndexByte(`^$\.*+?()[]{}|/dDwWsSbBnrtfvcxuk0123456789`, e) >= 0:
+			case e == '-' && inClass:
+			default:
+				return `\` + string(e) + " (an escape ECMA-262 rejects in unicode mode; write " + string(e) + " without the backslash)"
 			}
 			i++
 		case inClass:
@@ -485,11 +498,19 @@ func goOnlyRegexp(p string) string {
 			}
 		case c == '[':
 			inClass = true
-			if i+1 < len(p) && p[i+1] == ']' {
-				i++ // "[]...]": the first ] is literal in Go
-			} else if i+2 < len(p) && p[i+1] == '^' && p[i+2] == ']' {
-				i += 2
+			if i+1 < len(p) && p[i+1] == ']' || i+2 < len(p) && p[i+1] == '^' && p[i+2] == ']' {
+				return "a ] first in a class (Go reads it literally, ECMA-262 as an empty class; write \\])"
 			}
+		case c == ']':
+			return "a lone ] (write \\])"
+		case c == '}':
+			return "a lone } (write \\})"
+		case c == '{':
+			m := quantifierRE.FindString(p[i:])
+			if m == "" {
+				return "a lone { (write \\{)"
+			}
+			i += len(m) - 1
 		case c == '(' && i+1 < len(p) && p[i+1] == '?':
 			if i+2 < len(p) {
 				switch p[i+2] {
@@ -505,6 +526,8 @@ func goOnlyRegexp(p string) string {
 	}
 	return ""
 }
+
+var quantifierRE = regexp.MustCompile(`^\{[0-9]+(,[0-9]*)?\}`)
 
 // runChecks validates defaults and examples against the field schemas they
 // belong to, within the finished document (so $refs resolve).
