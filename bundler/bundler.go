@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
 
@@ -38,15 +39,33 @@ type Options struct {
 	NodePaths []string
 }
 
-// Bundler bundles the views of one project. Its methods may be called from
-// several goroutines; builds run one at a time.
+// Bundler bundles the views of one project. Each view has its own esbuild
+// context, so an edit rebuilds only the views whose inputs changed (the
+// others are reused as they are) and an edit costs the same however many
+// views the project has. Its methods may be called from several goroutines;
+// builds run one Rebuild at a time.
 type Bundler struct {
 	opts Options
 
-	mu      sync.Mutex
-	entries []Entry
-	ctx     api.BuildContext
-	closed  bool
+	mu     sync.Mutex
+	views  map[string]*viewBuild // by view name
+	closed bool
+}
+
+// viewBuild is one view's esbuild context and its last good bundle.
+type viewBuild struct {
+	entry Entry
+	ctx   api.BuildContext
+	// inputs are the files the last good bundle was made of, with their size
+	// and modification time then; nil means the view must be built again.
+	inputs   map[string]stamp
+	view     ir.View
+	warnings diag.List
+}
+
+type stamp struct {
+	size int64
+	mod  time.Time
 }
 
 // New returns a Bundler for the project at opts.Dir. Nothing is built until
@@ -67,28 +86,25 @@ func New(opts Options) (*Bundler, error) {
 		return nil, fmt.Errorf("bundler: %s is not a directory", dir)
 	}
 	opts.Dir = dir
-	return &Bundler{opts: opts}, nil
+	return &Bundler{opts: opts, views: map[string]*viewBuild{}}, nil
 }
 
-// Close releases the esbuild context.
+// Close releases the esbuild contexts.
 func (b *Bundler) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.dispose()
-	b.closed = true
-}
-
-func (b *Bundler) dispose() {
-	if b.ctx != nil {
-		b.ctx.Dispose()
-		b.ctx = nil
+	for name, vb := range b.views {
+		vb.ctx.Dispose()
+		delete(b.views, name)
 	}
+	b.closed = true
 }
 
 // Rebuild bundles every view of the project and returns them sorted by name.
 // It rediscovers ui/ first, so views added or removed since the last call are
-// picked up; otherwise esbuild only re-reads the files that changed. When any
-// error is reported no views are returned: callers keep their last good ones.
+// picked up; a view none of whose files changed is returned as last built,
+// and esbuild re-reads only the changed files of the others. When any error
+// is reported no views are returned: callers keep their last good ones.
 func (b *Bundler) Rebuild(ctx context.Context) ([]ir.View, diag.List) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -109,86 +125,183 @@ func (b *Bundler) Rebuild(ctx context.Context) ([]ir.View, diag.List) {
 		diags.Errorf(diag.Pos{File: filepath.Join(b.opts.Dir, "ui")}, "read-ui", "", "cannot list views: %v", err)
 		return nil, diags
 	}
-	if len(entries) == 0 {
-		b.dispose()
-		b.entries = nil
-		return nil, nil
+	current := map[string]Entry{}
+	for _, e := range entries {
+		current[e.Name] = e
 	}
-	if b.ctx == nil || !slices.Equal(entries, b.entries) {
-		b.dispose()
-		c, cerr := api.Context(b.buildOptions(entries))
-		if cerr != nil {
-			for _, m := range cerr.Errors {
-				diags.Add(b.message(m, diag.Error))
-			}
-			if len(diags) == 0 {
-				diags.Errorf(diag.Pos{}, "esbuild", "", "esbuild: cannot create a build context")
-			}
-			return nil, diags
+	for name, vb := range b.views {
+		if e, ok := current[name]; !ok || e != vb.entry {
+			vb.ctx.Dispose()
+			delete(b.views, name)
 		}
-		b.ctx = c
-		b.entries = entries
 	}
 
-	stop := context.AfterFunc(ctx, b.ctx.Cancel)
-	res := b.ctx.Rebuild()
-	stop()
+	var dirty []*viewBuild
+	for _, e := range entries {
+		vb := b.views[e.Name]
+		if vb == nil {
+			c, cerr := api.Context(b.buildOptions(e))
+			if cerr != nil {
+				for _, m := range cerr.Errors {
+					diags.Add(b.message(m, diag.Error, e))
+				}
+				if len(cerr.Errors) == 0 {
+					diags.Errorf(diag.Pos{}, "esbuild", "", "esbuild: cannot create a build context for view %s", e.Name)
+				}
+				continue
+			}
+			vb = &viewBuild{entry: e, ctx: c}
+			b.views[e.Name] = vb
+		}
+		if !b.fresh(vb) {
+			dirty = append(dirty, vb)
+		}
+	}
+	results := make([]diag.List, len(dirty))
+	var wg sync.WaitGroup
+	for i, vb := range dirty {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = b.build(ctx, vb)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		diags.Append(r)
+	}
 
-	for _, m := range res.Errors {
-		diags.Add(b.message(m, diag.Error))
-	}
-	for _, m := range res.Warnings {
-		diags.Add(b.message(m, diag.Warning))
-	}
-	diags = b.dedupeMissingReact(diags)
 	views := make([]ir.View, 0, len(entries))
 	for _, e := range entries {
-		abs := filepath.Join(b.opts.Dir, filepath.FromSlash(e.File))
-		src, err := os.ReadFile(abs)
-		if err != nil {
-			diags.Errorf(diag.Pos{File: abs}, "read-view", "", "cannot read view: %v", err)
-			continue
+		if vb := b.views[e.Name]; vb != nil && vb.inputs != nil {
+			views = append(views, vb.view)
+			if !slices.Contains(dirty, vb) {
+				diags.Append(vb.warnings)
+			}
 		}
-		meta := ParseMeta(abs, src, &diags)
-		views = append(views, ir.View{Name: e.Name, File: e.File, Meta: meta})
 	}
+	diags = dedupe(diags)
+	diags.Sort()
 	if ctx.Err() != nil && !diags.HasErrors() {
 		diags.Errorf(diag.Pos{}, "canceled", "", "bundler: %v", ctx.Err())
 	}
-	diags.Sort()
-	if diags.HasErrors() {
-		return nil, diags
-	}
-
-	outs := map[string]map[string][]byte{} // view name → extension → contents
-	for _, f := range res.OutputFiles {
-		rel, err := filepath.Rel(b.outdir(), f.Path)
-		if err != nil {
-			continue
+	if diags.HasErrors() || len(views) != len(entries) {
+		if !diags.HasErrors() {
+			diags.Errorf(diag.Pos{}, "no-output", "", "bundler: some views were not built")
 		}
-		ext := filepath.Ext(rel)
-		name := strings.TrimSuffix(filepath.ToSlash(rel), ext)
-		if outs[name] == nil {
-			outs[name] = map[string][]byte{}
-		}
-		outs[name][ext] = f.Contents
-	}
-	for i := range views {
-		v := &views[i]
-		o := outs[v.Name]
-		if o == nil || o[".js"] == nil {
-			diags.Errorf(diag.Pos{File: filepath.Join(b.opts.Dir, v.File)}, "no-output", "", "esbuild produced no output for view %s", v.Name)
-			continue
-		}
-		v.HTML = Document(v.Name, v.Meta.Title, o[".js"], o[".css"])
-		sum := sha256.Sum256([]byte(v.HTML))
-		v.Hash = hex.EncodeToString(sum[:])[:16]
-		v.URI = "ui://" + v.Name + "/" + v.Hash
-	}
-	if diags.HasErrors() {
 		return nil, diags
 	}
 	return views, diags
+}
+
+// fresh reports whether none of the files vb's last good bundle was made of
+// has changed since.
+func (b *Bundler) fresh(vb *viewBuild) bool {
+	if vb.inputs == nil {
+		return false
+	}
+	for path, st := range vb.inputs {
+		fi, err := os.Stat(path)
+		if err != nil || fi.Size() != st.size || !fi.ModTime().Equal(st.mod) {
+			return false
+		}
+	}
+	return true
+}
+
+// build rebuilds one view with its context and records its inputs.
+func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
+	var diags diag.List
+	vb.inputs = nil
+	e := vb.entry
+	stop := context.AfterFunc(ctx, vb.ctx.Cancel)
+	res := vb.ctx.Rebuild()
+	stop()
+	for _, m := range res.Errors {
+		diags.Add(b.message(m, diag.Error, e))
+	}
+	var warnings diag.List
+	for _, m := range res.Warnings {
+		warnings.Add(b.message(m, diag.Warning, e))
+	}
+	diags = b.dedupeMissingReact(diags, e)
+	abs := filepath.Join(b.opts.Dir, filepath.FromSlash(e.File))
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		diags.Errorf(diag.Pos{File: abs}, "read-view", "", "cannot read view: %v", err)
+		return diags
+	}
+	meta := ParseMeta(abs, src, &diags)
+	if diags.HasErrors() || ctx.Err() != nil {
+		return append(diags, warnings...)
+	}
+	var js, css []byte
+	for _, f := range res.OutputFiles {
+		switch filepath.Ext(f.Path) {
+		case ".js":
+			js = f.Contents
+		case ".css":
+			css = f.Contents
+		}
+	}
+	if js == nil {
+		diags.Errorf(diag.Pos{File: abs}, "no-output", "", "esbuild produced no output for view %s", e.Name)
+		return diags
+	}
+	v := ir.View{Name: e.Name, File: e.File, Meta: meta}
+	v.HTML = Document(v.Name, v.Meta.Title, js, css)
+	sum := sha256.Sum256([]byte(v.HTML))
+	v.Hash = hex.EncodeToString(sum[:])[:16]
+	v.URI = "ui://" + v.Name + "/" + v.Hash
+	vb.view = v
+	vb.warnings = warnings
+	vb.inputs = b.inputs(res.Metafile, abs)
+	return append(diags, warnings...)
+}
+
+// inputs stamps the files a build read, from esbuild's metafile; the
+// modules mcpgen provides itself are not files.
+func (b *Bundler) inputs(metafile, viewFile string) map[string]stamp {
+	var meta struct {
+		Inputs map[string]json.RawMessage `json:"inputs"`
+	}
+	paths := []string{viewFile}
+	if json.Unmarshal([]byte(metafile), &meta) == nil {
+		for p := range meta.Inputs {
+			if strings.HasPrefix(p, nsEntry+":") || strings.HasPrefix(p, nsUI+":") {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(b.opts.Dir, filepath.FromSlash(p))
+			}
+			paths = append(paths, p)
+		}
+	}
+	out := make(map[string]stamp, len(paths))
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			out[p] = stamp{fi.Size(), fi.ModTime()}
+		} else {
+			out[p] = stamp{size: -1}
+		}
+	}
+	return out
+}
+
+// dedupe drops repeated diagnostics: a file shared by several views is
+// reported once.
+func dedupe(in diag.List) diag.List {
+	var out diag.List
+	seen := map[string]bool{}
+	for _, d := range in {
+		k := d.Pos.String() + "\x00" + d.Message
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
 }
 
 // outdir is where esbuild would write; with Write false it only names the
@@ -200,26 +313,21 @@ const (
 	nsUI    = "mcpgen-ui"
 )
 
-func (b *Bundler) buildOptions(entries []Entry) api.BuildOptions {
-	eps := make([]api.EntryPoint, len(entries))
-	for i, e := range entries {
-		eps[i] = api.EntryPoint{InputPath: "mcpgen-entry:" + e.Name, OutputPath: e.Name}
-	}
-	mode := "development"
-	if b.opts.Minify {
-		mode = "production"
-	}
+func (b *Bundler) buildOptions(e Entry) api.BuildOptions {
+	// React's production build, minified or not: its development build
+	// triples the time of a rebuild, which the dev loop pays on every save.
 	o := api.BuildOptions{
-		EntryPointsAdvanced: eps,
+		EntryPointsAdvanced: []api.EntryPoint{{InputPath: "mcpgen-entry:" + e.Name, OutputPath: e.Name}},
 		AbsWorkingDir:       b.opts.Dir,
 		Outdir:              b.outdir(),
 		Write:               false,
 		Bundle:              true,
+		Metafile:            true,
 		Format:              api.FormatIIFE,
 		Platform:            api.PlatformBrowser,
 		Target:              api.ES2020,
 		JSX:                 api.JSXAutomatic,
-		Define:              map[string]string{"process.env.NODE_ENV": `"` + mode + `"`},
+		Define:              map[string]string{"process.env.NODE_ENV": `"production"`},
 		NodePaths:           b.opts.NodePaths,
 		LogLevel:            api.LogLevelSilent,
 		Charset:             api.CharsetASCII,
@@ -232,7 +340,7 @@ func (b *Bundler) buildOptions(entries []Entry) api.BuildOptions {
 			".gif": api.LoaderDataURL, ".svg": api.LoaderDataURL, ".webp": api.LoaderDataURL,
 			".woff": api.LoaderDataURL, ".woff2": api.LoaderDataURL,
 		},
-		Plugins: []api.Plugin{b.plugin()},
+		Plugins: []api.Plugin{b.plugin(e)},
 	}
 	if b.opts.Minify {
 		o.MinifyWhitespace, o.MinifyIdentifiers, o.MinifySyntax = true, true, true
@@ -242,7 +350,7 @@ func (b *Bundler) buildOptions(entries []Entry) api.BuildOptions {
 }
 
 // plugin provides the generated entries and the virtual module "mcpgen/ui".
-func (b *Bundler) plugin() api.Plugin {
+func (b *Bundler) plugin(e Entry) api.Plugin {
 	dir := b.opts.Dir
 	return api.Plugin{Name: "mcpgen", Setup: func(pb api.PluginBuild) {
 		pb.OnResolve(api.OnResolveOptions{Filter: `^mcpgen-entry:`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
@@ -255,15 +363,8 @@ func (b *Bundler) plugin() api.Plugin {
 			return api.OnResolveResult{Path: "mount.ts", Namespace: nsUI}, nil
 		})
 		pb.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: nsEntry}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-			name := a.Path
-			file := ""
-			for _, e := range b.entries {
-				if e.Name == name {
-					file = filepath.Join(dir, filepath.FromSlash(e.File))
-				}
-			}
-			q, _ := json.Marshal(file)
-			n, _ := json.Marshal(name)
+			q, _ := json.Marshal(filepath.Join(dir, filepath.FromSlash(e.File)))
+			n, _ := json.Marshal(e.Name)
 			src := fmt.Sprintf("import { mount } from \"mcpgen:mount\";\nimport View from %s;\nmount(%s, View);\n", q, n)
 			return api.OnLoadResult{Contents: &src, ResolveDir: dir, Loader: api.LoaderJS}, nil
 		})
@@ -279,7 +380,7 @@ func (b *Bundler) plugin() api.Plugin {
 
 // message converts an esbuild message into a diagnostic at the user's file
 // (esbuild columns are 0-based).
-func (b *Bundler) message(m api.Message, sev diag.Severity) diag.Diagnostic {
+func (b *Bundler) message(m api.Message, sev diag.Severity, e Entry) diag.Diagnostic {
 	d := diag.Diagnostic{Severity: sev, Code: "esbuild", Message: m.Text}
 	if m.ID != "" {
 		d.Code = "esbuild-" + m.ID
@@ -290,15 +391,10 @@ func (b *Bundler) message(m api.Message, sev diag.Severity) diag.Diagnostic {
 		case l.Namespace == nsEntry || strings.HasPrefix(l.File, nsEntry+":"):
 			// The generated entry imports the view's default export: a
 			// problem there is the view file's.
-			name := strings.TrimPrefix(l.File, nsEntry+":")
-			for _, e := range b.entries {
-				if e.Name == name {
-					d.Pos = diag.Pos{File: filepath.Join(b.opts.Dir, filepath.FromSlash(e.File)), Line: 1, Col: 1}
-					if strings.Contains(m.Text, `import "default"`) {
-						d.Message = fmt.Sprintf(msgNoDefaultExport, e.File)
-						d.Hint = hintNoDefaultExport
-					}
-				}
+			d.Pos = diag.Pos{File: filepath.Join(b.opts.Dir, filepath.FromSlash(e.File)), Line: 1, Col: 1}
+			if strings.Contains(m.Text, `import "default"`) {
+				d.Message = fmt.Sprintf(msgNoDefaultExport, e.File)
+				d.Hint = hintNoDefaultExport
 			}
 		case l.Namespace == nsUI || strings.HasPrefix(l.File, nsUI+":"):
 			d.Pos = diag.Pos{File: "mcpgen/ui"}
@@ -334,7 +430,7 @@ func (b *Bundler) message(m api.Message, sev diag.Severity) diag.Diagnostic {
 
 // dedupeMissingReact keeps one "react is missing" diagnostic per user file:
 // without React, mcpgen/ui's own imports fail too, which says nothing more.
-func (b *Bundler) dedupeMissingReact(in diag.List) diag.List {
+func (b *Bundler) dedupeMissingReact(in diag.List, e Entry) diag.List {
 	var out diag.List
 	seen := map[string]bool{}
 	var internal *diag.Diagnostic
@@ -351,9 +447,9 @@ func (b *Bundler) dedupeMissingReact(in diag.List) diag.List {
 			out = append(out, d)
 		}
 	}
-	if internal != nil && len(seen) == 0 && len(b.entries) > 0 {
+	if internal != nil && len(seen) == 0 {
 		d := *internal
-		d.Pos = diag.Pos{File: filepath.Join(b.opts.Dir, filepath.FromSlash(b.entries[0].File)), Line: 1, Col: 1}
+		d.Pos = diag.Pos{File: filepath.Join(b.opts.Dir, filepath.FromSlash(e.File)), Line: 1, Col: 1}
 		d.Message = "cannot find React for mcpgen/ui: " + d.Message
 		out = append(out, d)
 	}

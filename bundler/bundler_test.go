@@ -128,6 +128,14 @@ func TestIncremental(t *testing.T) {
 		t.Errorf("edit not picked up: URI %s → %s", v1[0].URI, v3[1].URI)
 	}
 
+	// Only the edited view was rebuilt: the other one's inputs are unchanged.
+	if vb := b.views["board"]; vb == nil || !b.fresh(vb) || vb.view.URI != v2[0].URI {
+		t.Errorf("board was rebuilt or changed by an edit of hello")
+	}
+	if len(b.views["hello"].inputs) < 3 {
+		t.Errorf("hello's inputs: %v", b.views["hello"].inputs)
+	}
+
 	// A removed view disappears.
 	if err := os.Remove(filepath.Join(dir, "ui/hello.tsx")); err != nil {
 		t.Fatal(err)
