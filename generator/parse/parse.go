@@ -35,6 +35,12 @@ type Options struct {
 	Views []ir.View
 }
 
+// Host limits worth a warning.
+const (
+	maxDescription = 2048
+	maxSchema      = 32 * 1024
+)
+
 // emptyInput is the input schema of a tool that takes no input struct.
 var emptyInput = json.RawMessage(`{"type":"object","additionalProperties":false}`)
 
@@ -273,6 +279,12 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		s, sok := p.schemas.Object(h.in, h.decl.Name.Pos(), p.diags)
 		t.InputSchema = s
 		ok = ok && sok
+	}
+	if len(t.Description) > maxDescription {
+		p.diags.Warnf(h.pos, "long-description", hintLongDesc, msgLongDescription, "tool", t.Name, len(t.Description))
+	}
+	if len(t.InputSchema) > maxSchema {
+		p.diags.Warnf(h.pos, "large-schema", hintLargeSchema, msgLargeSchema, t.Name, len(t.InputSchema)/1024)
 	}
 	if h.sig.Kind == ir.ResultStruct {
 		res := h.fn.Type().(*types.Signature).Results().At(0).Type()
