@@ -1,8 +1,9 @@
 // Package templates holds what `mcpgen new` writes: a working connector with
-// one useful tool, a test that calls it through a real MCP client, a README
-// and a .gitignore. Files are text/template documents named NAME.tmpl; a
-// leading "dot-" in a name becomes ".", so the embedded tree holds no hidden
-// files and no go.mod that would cut it out of this module.
+// one useful tool, a test that calls it through a real MCP client, the
+// tool's React view, a README and a .gitignore. Files named NAME.tmpl are
+// text/template documents (so no embedded file is a .go file or a go.mod
+// that would change this module); other files are copied as they are. A
+// leading "dot-" in a name becomes ".".
 package templates
 
 import (
@@ -39,6 +40,14 @@ type Data struct {
 	// MCPGenReplace, when set, is the directory of an mcpgen source checkout
 	// that replaces the required version (mcpgen is used from source).
 	MCPGenReplace string
+	// View adds the text_stats tool's React view (ui/stats.tsx) with its
+	// package.json and tsconfig.json; without it the project is tools-only.
+	View bool
+}
+
+// viewOnly reports whether a project file belongs to the view.
+func viewOnly(rel string) bool {
+	return strings.HasPrefix(rel, "ui/") || rel == "package.json" || rel == "tsconfig.json"
 }
 
 // Files renders every template into file contents keyed by the path to
@@ -53,12 +62,20 @@ func Files(d Data) (map[string][]byte, error) {
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimSuffix(strings.TrimPrefix(p, "project/"), ".tmpl")
+		rel := strings.TrimPrefix(p, "project/")
+		rel, isTemplate := strings.CutSuffix(rel, ".tmpl")
+		if viewOnly(rel) && !d.View {
+			return nil
+		}
 		dir, base := path.Split(rel)
 		if strings.HasPrefix(base, "dot-") {
 			base = "." + strings.TrimPrefix(base, "dot-")
 		}
-		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath}).Option("missingkey=error").Parse(string(src))
+		if !isTemplate {
+			out[dir+base] = src
+			return nil
+		}
+		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName}).Option("missingkey=error").Parse(string(src))
 		if err != nil {
 			return fmt.Errorf("template %s: %w", rel, err)
 		}
@@ -107,4 +124,15 @@ func gomodPath(p string) string {
 		return fmt.Sprintf("%q", p)
 	}
 	return p
+}
+
+// npmName turns a connector name into a valid npm package name.
+func npmName(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	return strings.TrimLeft(string(b), "._")
 }

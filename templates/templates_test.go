@@ -12,11 +12,13 @@ func TestFilesRender(t *testing.T) {
 	files, err := Files(Data{
 		Name: "acme", Module: "example.com/acme", GoVersion: "1.26.0",
 		MCPGenVersion: "v0.0.0-00010101000000-000000000000", MCPGenReplace: "/src/my mcpgen",
+		View: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"go.mod", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore"} {
+	for _, want := range []string{"go.mod", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore",
+		"ui/stats.tsx", "ui/stats.css", "package.json", "tsconfig.json"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("missing %s; have %v", want, keys(files))
 		}
@@ -43,6 +45,12 @@ func TestFilesRender(t *testing.T) {
 			t.Errorf("go.mod lacks %q:\n%s", want, mod)
 		}
 	}
+	if !strings.Contains(string(files["textstats.go"]), `title="Text statistics" ui=stats`) {
+		t.Error("text_stats is not linked to its view")
+	}
+	if !strings.Contains(string(files["package.json"]), `"name": "acme"`) {
+		t.Errorf("package.json: %s", files["package.json"])
+	}
 	if !strings.Contains(string(files["main.go"]), "//go:generate go tool mcpgen generate") {
 		t.Error("main.go lacks its go:generate line")
 	}
@@ -55,6 +63,14 @@ func TestFilesWithoutReplace(t *testing.T) {
 	}
 	if mod := string(files["go.mod"]); strings.Contains(mod, "replace") || !strings.Contains(mod, "mcpgen v0.3.0") {
 		t.Errorf("go.mod:\n%s", mod)
+	}
+	for name := range files {
+		if viewOnly(name) {
+			t.Errorf("a project without a view has %s", name)
+		}
+	}
+	if strings.Contains(string(files["textstats.go"]), "ui=") || strings.Contains(string(files["README.md"]), "ui/stats.tsx") {
+		t.Error("a project without a view links or documents one")
 	}
 }
 
@@ -80,4 +96,12 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestNPMName(t *testing.T) {
+	for in, want := range map[string]string{"acme": "acme", "My.Tool": "my.tool", "a b+c": "a-b-c", "_x": "x"} {
+		if got := npmName(in); got != want {
+			t.Errorf("npmName(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

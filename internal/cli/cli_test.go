@@ -139,3 +139,31 @@ func TestDiagnosticsSummary(t *testing.T) {
 		t.Errorf("exit code of diagnostics = %d", code)
 	}
 }
+
+func TestNewNoView(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go mod tidy; skipped with -short")
+	}
+	dir := filepath.Join(t.TempDir(), "tally")
+	out, errOut, code := runCLI(t, "new", dir, "--no-view", "--module", "example.com/tally")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"ui", "package.json", "node_modules"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("--no-view wrote %s", f)
+		}
+	}
+	mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if !strings.HasPrefix(string(mod), "module example.com/tally\n") || !strings.Contains(string(mod), "replace github.com/mcpgen/mcpgen => ") {
+		t.Errorf("go.mod:\n%s", mod)
+	}
+	gen, err := os.ReadFile(filepath.Join(dir, "mcpgen_gen.go"))
+	if err != nil || !strings.Contains(string(gen), `"text_stats"`) {
+		t.Errorf("mcpgen_gen.go does not register text_stats: %v", err)
+	}
+	// Generating again changes nothing.
+	if out, errOut, code := runCLI(t, "generate", dir, "--check"); code != ExitOK {
+		t.Errorf("generate --check right after new: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -33,19 +33,22 @@ func newCommand() *ucli.Command {
 		Usage:     "scaffold a working connector in a new directory",
 		ArgsUsage: "DIR [--module PATH] [--mcpgen DIR|VERSION]",
 		Description: "Writes a connector into DIR (which must not exist, or be empty): go.mod, main.go, a\n" +
-			"text statistics tool (textstats.go) with its test, a README and a .gitignore. Then runs\n" +
-			"`go mod tidy` (which fetches the Go MCP SDK from the module proxy) and `mcpgen generate`,\n" +
-			"so `go test ./...` and `mcpgen build` work at once.\n\n" +
+			"text statistics tool (textstats.go) with its test, the tool's React view (ui/stats.tsx,\n" +
+			"package.json), a README and a .gitignore. Then runs `go mod tidy` (the Go MCP SDK comes\n" +
+			"from the module proxy), `npm install` (React, for the view) and `mcpgen generate`, so\n" +
+			"`go test ./...` and `mcpgen build` work at once. --no-view leaves out the view and npm.\n\n" +
 			"mcpgen is required from the source checkout this mcpgen was built from (a replace\n" +
 			"directive), or the released version this binary is; --mcpgen overrides either.\n\n" +
 			"Examples:\n" +
 			"  mcpgen new acme                                module path \"acme\"\n" +
 			"  mcpgen new ./acme --module example.com/acme\n" +
+			"  mcpgen new acme --no-view                      tools only; no Node.js needed\n" +
 			"  mcpgen new acme --mcpgen ~/src/mcpgen           use that mcpgen checkout\n" +
 			"  mcpgen new acme --mcpgen v0.3.0                 require a released mcpgen",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "module", Usage: "module `PATH` of the new project (default: DIR's base name)"},
 			&ucli.StringFlag{Name: "mcpgen", Usage: "mcpgen to require: a source checkout `DIR` (replace) or a VERSION"},
+			&ucli.BoolFlag{Name: "no-view", Usage: "tools only: no React view, no package.json, no npm install"},
 		},
 		Action: runNew,
 	}
@@ -80,11 +83,19 @@ func runNew(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	view := !c.Bool("no-view")
+	npm := ""
+	if view {
+		if npm, err = exec.LookPath("npm"); err != nil {
+			return errors.New("npm is not installed: the scaffold's view takes React from npm. " +
+				"Install Node.js (https://nodejs.org), or pass --no-view for a tools-only connector")
+		}
+	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 
 	written, err := templates.Write(dir, templates.Data{
 		Name: name, Module: mod, GoVersion: goVersion,
-		MCPGenVersion: version, MCPGenReplace: replace,
+		MCPGenVersion: version, MCPGenReplace: replace, View: view,
 	})
 	if err != nil {
 		return err
@@ -100,6 +111,17 @@ func runNew(c *ucli.Context) error {
 	tidy.Stderr = stderr
 	if err := tidy.Run(); err != nil {
 		return fmt.Errorf("go mod tidy in %s failed (%v); the files are written: fix the problem above, then run `go mod tidy && mcpgen generate` there", dir, err)
+	}
+
+	if view {
+		fmt.Fprintln(stdout, "running npm install (React, for the view in ui/) ...")
+		inst := exec.CommandContext(c.Context, npm, "install", "--no-audit", "--no-fund", "--loglevel=error")
+		inst.Dir = dir
+		inst.Stdout = stderr
+		inst.Stderr = stderr
+		if err := inst.Run(); err != nil {
+			return fmt.Errorf("npm install in %s failed (%v); the files are written: fix the problem above, then run `npm install && mcpgen generate` there", dir, err)
+		}
 	}
 
 	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true}, pipeline.GenerateOptions{})
@@ -121,8 +143,8 @@ func runNew(c *ucli.Context) error {
   mcpgen build -o bin/%[1]s  builds one self-contained binary; run it, or bin/%[1]s --stdio
 
 Add a tool: write a function with a //mcpgen:tool line above it (see textstats.go),
-then run mcpgen generate (or go generate).
-`, name, rel)
+then run mcpgen generate (or go generate).%[3]s
+`, name, rel, viewHint(view))
 	return nil
 }
 
@@ -206,4 +228,11 @@ func moduleLine(r io.Reader) string {
 		}
 	}
 	return ""
+}
+
+func viewHint(view bool) string {
+	if !view {
+		return ""
+	}
+	return "\nThe tool's view is ui/stats.tsx: hosts that support MCP Apps show it with the result."
 }

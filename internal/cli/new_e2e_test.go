@@ -1,8 +1,10 @@
 package cli_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -80,12 +82,23 @@ func Forecast(ctx context.Context, in ForecastInput) (ForecastOutput, error) {
 func TestNewBuildServe(t *testing.T) {
 	mcpgen := mcpgenBinary(t)
 	work := t.TempDir()
-	out, errOut, code := run(t, work, nil, mcpgen, "new", "acme")
+	args := []string{"new", "acme"}
+	_, err := exec.LookPath("npm")
+	view := err == nil
+	if !view {
+		t.Log("npm is not installed: scaffolding without the view")
+		args = append(args, "--no-view")
+	}
+	out, errOut, code := run(t, work, nil, mcpgen, args...)
 	if code != 0 {
 		t.Fatalf("mcpgen new acme: exit %d\n%s%s", code, out, errOut)
 	}
 	dir := filepath.Join(work, "acme")
-	for _, f := range []string{"go.mod", "go.sum", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore", "mcpgen_gen.go"} {
+	files := []string{"go.mod", "go.sum", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore", "mcpgen_gen.go"}
+	if view {
+		files = append(files, "ui/stats.tsx", "package.json", "node_modules/react/package.json")
+	}
+	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("mcpgen new did not create %s: %v", f, err)
 		}
@@ -107,7 +120,13 @@ func TestNewBuildServe(t *testing.T) {
 	if out, errOut, code := run(t, dir, nil, mcpgen, "build", "-o", "bin/acme"); code != 0 {
 		t.Fatalf("mcpgen build: exit %d\n%s%s", code, out, errOut)
 	}
-	t.Run("http", func(t *testing.T) { checkForecast(t, connectHTTP(t, serveHTTP(t, bin, nil))) })
+	t.Run("http", func(t *testing.T) {
+		cs := connectHTTP(t, serveHTTP(t, bin, nil))
+		checkForecast(t, cs)
+		if view {
+			checkStatsView(t, cs)
+		}
+	})
 	t.Run("stdio", func(t *testing.T) { checkForecast(t, connectStdio(t, bin, nil)) })
 
 	// generate --check agrees that everything is up to date.
@@ -197,6 +216,30 @@ func checkForecast(t *testing.T, cs *mcp.ClientSession) {
 	wantError(t, call(t, cs, "forecast", map[string]any{"city": "Lisbon", "window": map[string]any{"days": 15}}), "days")
 	wantError(t, call(t, cs, "forecast", map[string]any{"city": "Lisbon", "units": "kelvin"}), "units")
 	wantError(t, call(t, cs, "forecast", map[string]any{"city": "Atlantis"}), "no weather station in Atlantis")
+}
+
+// checkStatsView checks that text_stats links its view and that the view
+// is served as an MCP Apps resource holding the bundled React code.
+func checkStatsView(t *testing.T, cs *mcp.ClientSession) {
+	ts := tools(t, cs)
+	meta, _ := ts["text_stats"].Meta["ui"].(map[string]any)
+	uri, _ := meta["resourceUri"].(string)
+	if !strings.HasPrefix(uri, "ui://stats") {
+		t.Fatalf("text_stats _meta.ui = %v, want a resourceUri ui://stats...", ts["text_stats"].Meta)
+	}
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Contents) != 1 || res.Contents[0].MIMEType != "text/html;profile=mcp-app" {
+		t.Fatalf("view resource = %+v", res.Contents)
+	}
+	html := res.Contents[0].Text
+	for _, want := range []string{"<script", "word pairs", "reading time"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the view's HTML (%d bytes) lacks %q", len(html), want)
+		}
+	}
 }
 
 func keys[V any](m map[string]V) []string {
