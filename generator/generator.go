@@ -81,12 +81,12 @@ func Generate(ctx context.Context, cfg Config) (*Result, diag.List) {
 	}
 	app, err := emit.App(proj)
 	if err != nil {
-		diags.Errorf(diag.Pos{File: prog.Dir}, "emit", "this is a bug in mcpgen; please report it", "generating %s: %v", GenFile, err)
+		diags.Errorf(diag.Pos{File: prog.Dir}, "emit", hintEmit, msgEmit, GenFile, err)
 		return nil, diags
 	}
 	vs, err := emit.Views(proj)
 	if err != nil {
-		diags.Errorf(diag.Pos{File: prog.Dir}, "emit", "this is a bug in mcpgen; please report it", "generating %s: %v", ViewsGenFile, err)
+		diags.Errorf(diag.Pos{File: prog.Dir}, "emit", hintEmit, msgEmit, ViewsGenFile, err)
 		return nil, diags
 	}
 	diags.Sort()
