@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -58,7 +60,11 @@ func runCase(t *testing.T, file string) string {
 	}
 	writeTestFile(t, filepath.Join(dir, "go.sum"), readFile(t, filepath.Join(testenv.Root(), "go.sum")))
 
-	res, diags := Generate(context.Background(), Config{Dir: dir})
+	cfg := Config{Dir: dir}
+	if data, ok := caseFile(ar, "views.json"); ok {
+		cfg.Views = bundledViews(t, data)
+	}
+	res, diags := Generate(context.Background(), cfg)
 	got := map[string][]byte{}
 	if len(diags) > 0 {
 		got["diagnostics"] = []byte(diags.Render(dir))
@@ -98,7 +104,7 @@ func runCase(t *testing.T, file string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	// Running generate again on the written files changes nothing.
-	res2, diags2 := Generate(context.Background(), Config{Dir: dir})
+	res2, diags2 := Generate(context.Background(), cfg)
 	if res2 == nil {
 		t.Fatalf("second run failed:\n%s", diags2.Render(dir))
 	}
@@ -151,6 +157,35 @@ func rewrite(t *testing.T, file string, ar *txtar.Archive, got map[string][]byte
 	if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// caseFile returns the named source file of a case.
+func caseFile(ar *txtar.Archive, name string) ([]byte, bool) {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data, true
+		}
+	}
+	return nil, false
+}
+
+// bundledViews reads a case's views.json, standing for what the bundler
+// hands the generator (ir.View leaves HTML out of JSON).
+func bundledViews(t *testing.T, data []byte) []ir.View {
+	t.Helper()
+	var vs []struct {
+		ir.View
+		HTML string `json:"html"`
+	}
+	if err := json.Unmarshal(data, &vs); err != nil {
+		t.Fatalf("views.json: %v", err)
+	}
+	var out []ir.View
+	for _, v := range vs {
+		v.View.HTML = v.HTML
+		out = append(out, v.View)
+	}
+	return out
 }
 
 func wantHas(ar *txtar.Archive, name string) ([]byte, bool) {

@@ -412,7 +412,7 @@ func viewMeta(m ir.ViewMeta) []jen.Code {
 		fs = append(fs, jen.Id("Domain").Op(":").Lit(m.Domain))
 	}
 	if m.PrefersBorder != nil {
-		fs = append(fs, jen.Id("PrefersBorder").Op(":").Qual(runtimePkg, "Bool").Call(jen.Lit(*m.PrefersBorder)))
+		fs = append(fs, jen.Id("PrefersBorder").Op(":").Qual(runtimePkg, "BoolPtr").Call(jen.Lit(*m.PrefersBorder)))
 	}
 	if m.Title != "" {
 		fs = append(fs, jen.Id("Title").Op(":").Lit(m.Title))
