@@ -10,4 +10,8 @@ const (
 	msgNoPackages   = "no Go packages in %s"
 	hintNoPackages  = "add main.go in package main; mcpgen new scaffolds one"
 	msgPackageError = "%s"
+	msgNoRuntime    = "the generated code imports %s, which this module cannot load: %s"
+	hintNoRuntime   = "add mcpgen to the module: go get github.com/mcpgen/mcpgen@latest"
+	msgGoList       = "the go command cannot list the module's packages: %s"
+	hintGoList      = "fix go.mod (often: go mod tidy), then run mcpgen again"
 )

@@ -12,6 +12,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -112,7 +113,22 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 	}
 	sort.Slice(prog.Packages, func(i, j int) bool { return prog.Packages[i].PkgPath < prog.Packages[j].PkgPath })
 	if len(prog.Packages) == 0 {
-		diags.Errorf(diag.Pos{File: abs}, "no-packages", hintNoPackages, msgNoPackages, abs)
+		// go list prints why it listed nothing (an untidy go.mod, say) on
+		// stderr, which go/packages does not pass on; ask it again.
+		if msg := goListProblem(ctx, abs); msg != "" {
+			diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "go-list", hintGoList, msgGoList, msg)
+		} else {
+			diags.Errorf(diag.Pos{File: abs}, "no-packages", hintNoPackages, msgNoPackages, abs)
+		}
+	}
+	if prog.Root != nil && prog.Root.Name == "main" && module != "github.com/mcpgen/mcpgen" {
+		if rt := prog.Root.Imports[RuntimePath]; rt == nil || len(rt.Errors) > 0 {
+			why := "it is not in the module graph"
+			if rt != nil {
+				why, _, _ = strings.Cut(rt.Errors[0].Msg, "; to add it")
+			}
+			diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "no-runtime", hintNoRuntime, msgNoRuntime, RuntimePath, why)
+		}
 	}
 	return prog, !(*diags)[before:].HasErrors()
 }
@@ -147,6 +163,17 @@ func rootPackageName(dir string) string {
 		}
 	}
 	return "main"
+}
+
+// goListProblem returns what go list prints on stderr for the module's
+// packages and the runtime the generated code imports, or "".
+func goListProblem(ctx context.Context, dir string) string {
+	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-f", "{{.ImportPath}}", "./...", RuntimePath)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	return strings.TrimSpace(stderr.String())
 }
 
 // generated reports whether file is one of the files mcpgen writes.

@@ -100,3 +100,25 @@ func goMod(t *testing.T, module string) string {
 	lines[0] = "module " + module
 	return strings.Join(lines, "\n") + "\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => " + testenv.Root() + "\n"
 }
+
+func TestLoadWithoutMcpgen(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/acme\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { _ = mcpgenApp() }\n"), 0o644)
+	var diags diag.List
+	if _, ok := Load(context.Background(), dir, &diags); ok || len(diags) != 1 || diags[0].Code != "no-runtime" ||
+		diags[0].Pos.File != filepath.Join(dir, "go.mod") || !strings.Contains(diags[0].Hint, "go get github.com/mcpgen/mcpgen") {
+		t.Fatalf("got %s", diags.Render(dir))
+	}
+}
+
+func TestLoadUntidyGoMod(t *testing.T) {
+	dir := t.TempDir()
+	// mcpgen is required, but not what mcpgen itself requires.
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/acme\n\ngo 1.26\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => "+testenv.Root()+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { _ = mcpgenApp() }\n"), 0o644)
+	var diags diag.List
+	if _, ok := Load(context.Background(), dir, &diags); ok || len(diags) != 1 || diags[0].Code != "go-list" || !strings.Contains(diags[0].Message, "go mod tidy") {
+		t.Fatalf("got %s", diags.Render(dir))
+	}
+}
