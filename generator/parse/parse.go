@@ -70,7 +70,7 @@ type parser struct {
 // any error was added. The project holds everything that could be built.
 func Parse(prog *load.Program, opts Options, diags *diag.List) (*ir.Project, bool) {
 	before := len(*diags)
-	proj := &ir.Project{Module: prog.Module, Dir: prog.Dir, Name: path.Base(prog.Module)}
+	proj := &ir.Project{Module: prog.Module, Dir: prog.Dir, Name: ServerName(prog.Module)}
 	p := &parser{prog: prog, diags: diags, views: opts.Views}
 	switch {
 	case prog.Root == nil:
@@ -135,6 +135,17 @@ func Parse(prog *load.Program, opts Options, diags *diag.List) (*ir.Project, boo
 		return a.Arg < b.Arg
 	})
 	return proj, !(*diags)[before:].HasErrors()
+}
+
+// ServerName is the name a connector announces: the last element of its
+// module path, skipping a major-version suffix (example.com/orders/v2 →
+// orders).
+func ServerName(module string) string {
+	name := path.Base(module)
+	if dir := path.Dir(module); dir != "." && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = path.Base(dir)
+	}
+	return name
 }
 
 func (p *parser) at(pos token.Pos) diag.Pos { return diag.At(p.prog.Fset, pos) }

@@ -68,3 +68,17 @@ func TestDiscoverViews(t *testing.T) {
 		t.Errorf("no ui/: %+v", v)
 	}
 }
+
+func TestServerName(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com/acme":       "acme",
+		"github.com/x/orders/v2": "orders",
+		"notes":                  "notes",
+		"example.com/v":          "v",
+		"example.com/vault":      "vault",
+	} {
+		if got := ServerName(in); got != want {
+			t.Errorf("ServerName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
