@@ -96,7 +96,7 @@ func TestNewBuildServe(t *testing.T) {
 	dir := filepath.Join(work, "acme")
 	files := []string{"go.mod", "go.sum", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore", "mcpgen_gen.go"}
 	if view {
-		files = append(files, "ui/stats.tsx", "package.json", "node_modules/react/package.json")
+		files = append(files, "ui/stats.tsx", "ui/mcpgen.d.ts", "package.json", "node_modules/react/package.json")
 	}
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -109,6 +109,12 @@ func TestNewBuildServe(t *testing.T) {
 	// The scaffold's own test passes as it is.
 	if out, errOut, code := run(t, dir, nil, "go", "test", "./..."); code != 0 {
 		t.Fatalf("go test in the new project: exit %d\n%s%s", code, out, errOut)
+	}
+	if view {
+		// The view type-checks against the generated ui/mcpgen.d.ts.
+		if out, errOut, code := run(t, dir, nil, "npm", "run", "--silent", "typecheck"); code != 0 {
+			t.Errorf("npm run typecheck: exit %d\n%s%s", code, out, errOut)
+		}
 	}
 	// A second `new` into the same directory is refused.
 	if _, errOut, code := run(t, work, nil, mcpgen, "new", "acme"); code != 2 || !strings.Contains(errOut, "not empty") {

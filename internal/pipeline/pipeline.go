@@ -20,12 +20,13 @@ import (
 	"github.com/mcpgen/mcpgen/generator"
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/generator/tstypes"
 )
 
 // DeclarationsFile is where the TypeScript declarations of the tools' inputs
 // and outputs are written, relative to the module root, when the project has
 // a ui/ directory.
-const DeclarationsFile = "ui/mcpgen.d.ts"
+const DeclarationsFile = tstypes.File
 
 // Options configure a Project.
 type Options struct {
@@ -154,9 +155,7 @@ func (p *Project) Generate(ctx context.Context, gopts GenerateOptions) (*Report,
 
 	files := append([]generator.File(nil), res.Files...)
 	if p.hasUI() && res.Project != nil {
-		if d := declarations(res.Project); d != nil {
-			files = append(files, generator.File{Path: DeclarationsFile, Contents: d})
-		}
+		files = append(files, generator.File{Path: DeclarationsFile, Contents: tstypes.Declarations(res.Project)})
 	}
 	for _, f := range files {
 		rep.Files = append(rep.Files, filepath.ToSlash(f.Path))

@@ -3,25 +3,16 @@ import { useState } from "react";
 import { useApp, useToolData, useToolInput } from "mcpgen/ui";
 import "./stats.css";
 
-// The text_stats tool's structured result (TextStatsOutput in textstats.go).
-interface Stats {
-  characters: number;
-  letters: number;
-  words: number;
-  sentences: number;
-  paragraphs: number;
-  averageWordLength: number;
-  readingTimeSeconds: number;
-  top: { unit: string; count: number }[];
-}
-
-type Rank = "word" | "letter" | "bigram";
+// TextStatsInput and TextStatsOutput are declared in ui/mcpgen.d.ts, which
+// mcpgen generates from the Go types in textstats.go.
+type Stats = TextStatsOutput;
+type Rank = NonNullable<TextStatsInput["rank"]>;
 
 // Stats is the view of the text_stats tool: mcpgen links it through the
 // tool's ui=stats option and mounts this default export in the host.
 export default function StatsView() {
   const first = useToolData<Stats>();
-  const input = useToolInput<{ text: string; rank?: Rank; top?: number }>();
+  const input = useToolInput<TextStatsInput>();
   const app = useApp();
   const [ranked, setRanked] = useState<{ rank: Rank; stats: Stats }>();
   const [error, setError] = useState<string>();
