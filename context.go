@@ -2,7 +2,9 @@ package mcpgen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -110,8 +112,10 @@ func Progress(ctx context.Context, progress, total float64, msg string) error {
 }
 
 // Sample asks the client's model to answer prompt (sampling/createMessage)
-// in at most maxTokens tokens (a default of 1000 when 0) and returns the
-// text of its answer. The client must support sampling.
+// in at most maxTokens tokens (1000 when 0) and returns the text of its
+// answer. The client must support sampling. Under MCP 2026-07-28 the
+// question ends the tool call and the handler runs again with the answer:
+// return when Sample returns ErrInputRequired (see runtime.ErrInputRequired).
 func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	if maxTokens <= 0 {
 		maxTokens = 1000
@@ -129,13 +133,33 @@ func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	return "", errors.New("mcpgen: the client's model answered with non-text content; use SampleMessage to read it")
 }
 
+// ErrInputRequired is returned by Sample, SampleMessage and Elicit under
+// MCP 2026-07-28 until the client has answered: return it from the
+// handler, which is then called again with the answer available.
+var ErrInputRequired = runtime.ErrInputRequired
+
 // SampleMessage sends a full sampling/createMessage request to the client.
 func SampleMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	ss := Session(ctx)
-	if ss == nil {
+	c := runtime.CallFrom(ctx)
+	if c == nil {
 		return nil, ErrNoRequest
 	}
-	return ss.CreateMessage(ctx, params)
+	if params.Messages == nil {
+		params.Messages = []*mcp.SamplingMessage{}
+	}
+	raw, err := c.Ask(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.CreateMessageWithToolsResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcpgen: reading the client's sampling answer: %v", err)
+	}
+	out := &mcp.CreateMessageResult{Meta: res.Meta, Model: res.Model, Role: res.Role, StopReason: res.StopReason}
+	if len(res.Content) > 0 {
+		out.Content = res.Content[0]
+	}
+	return out, nil
 }
 
 // ResourceUpdated tells the clients subscribed to uri that the resource

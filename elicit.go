@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -44,26 +46,39 @@ const (
 //	b, action, err := mcpgen.Elicit[Booking](ctx, "Book the flight?")
 //
 // The value is filled only when action is Accept. The schema is built once
-// per type. The client must support elicitation (form mode).
+// per type. The client must support elicitation (form mode). Under MCP
+// 2026-07-28 the question ends the tool call and the handler runs again
+// with the answer: return when Elicit returns ErrInputRequired.
 func Elicit[T any](ctx context.Context, message string) (T, Action, error) {
 	var zero T
-	ss := Session(ctx)
-	if ss == nil {
+	c := runtime.CallFrom(ctx)
+	if c == nil {
 		return zero, "", ErrNoRequest
 	}
-	schema, err := elicitSchema(reflect.TypeFor[T]())
+	sr := elicitSchema(reflect.TypeFor[T]())
+	if sr.err != nil {
+		return zero, "", sr.err
+	}
+	raw, err := c.Ask(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: sr.schema})
 	if err != nil {
 		return zero, "", err
 	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
-	if err != nil {
-		return zero, "", err
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return zero, "", fmt.Errorf("mcpgen.Elicit: reading the client's answer: %v", err)
 	}
 	action := Action(res.Action)
 	if action != Accept || res.Content == nil {
 		return zero, action, nil
 	}
-	b, err := json.Marshal(res.Content)
+	var content any = res.Content
+	if err := sr.resolved.ApplyDefaults(&content); err != nil {
+		return zero, action, err
+	}
+	if err := sr.resolved.Validate(&content); err != nil {
+		return zero, action, fmt.Errorf("mcpgen.Elicit: the answer does not match the form: %v", err)
+	}
+	b, err := json.Marshal(content)
 	if err != nil {
 		return zero, action, err
 	}
@@ -77,17 +92,25 @@ func Elicit[T any](ctx context.Context, message string) (T, Action, error) {
 var elicitSchemas sync.Map // reflect.Type → schemaResult
 
 type schemaResult struct {
-	schema json.RawMessage
-	err    error
+	schema   json.RawMessage
+	resolved *jsonschema.Resolved
+	err      error
 }
 
-func elicitSchema(t reflect.Type) (json.RawMessage, error) {
+func elicitSchema(t reflect.Type) *schemaResult {
 	if r, ok := elicitSchemas.Load(t); ok {
-		return r.(schemaResult).schema, r.(schemaResult).err
+		return r.(*schemaResult)
 	}
-	s, err := buildElicitSchema(t)
-	elicitSchemas.Store(t, schemaResult{s, err})
-	return s, err
+	r := &schemaResult{}
+	r.schema, r.err = buildElicitSchema(t)
+	if r.err == nil {
+		var s jsonschema.Schema
+		if r.err = json.Unmarshal(r.schema, &s); r.err == nil {
+			r.resolved, r.err = s.Resolve(nil)
+		}
+	}
+	elicitSchemas.Store(t, r)
+	return r
 }
 
 func buildElicitSchema(t reflect.Type) (json.RawMessage, error) {

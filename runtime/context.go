@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"sync"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +20,13 @@ type Call struct {
 	Request mcp.Request
 	// Tool, Resource or Prompt name the feature being served ("" if none).
 	Tool, Resource, Prompt string
+
+	mu      sync.Mutex
+	mrtr    bool                       // answers travel as input-required results
+	canAsk  bool                       // a tool call: Ask may end it with a question
+	answers map[string]json.RawMessage // answers of earlier rounds, by request id
+	asked   int                        // questions asked so far in this run
+	pending mcp.InputRequestMap        // questions not yet answered
 }
 
 // ProgressToken returns the request's progress token with its JSON type

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -33,6 +34,8 @@ type Server struct {
 	prompts     map[string]*Prompt
 	completions map[completionKey]CompletionHandler
 
+	stateKey []byte // signs requestState of multi-round-trip tool calls
+
 	mu    sync.Mutex
 	views map[string]View // by name
 }
@@ -48,6 +51,7 @@ type options struct {
 	maxBodyBytes   int64
 	allowedOrigins []string
 	pageSize       int
+	stateKey       []byte
 }
 
 // Option configures NewServer.
@@ -98,6 +102,11 @@ func WithAllowedOrigins(origins ...string) Option {
 // and prompts/list holds.
 func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
 
+// WithStateKey sets the secret that signs the requestState of tool calls
+// that ask the client questions under MCP 2026-07-28 (a random key per
+// process by default). Replicas behind one load balancer need the same key.
+func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
+
 // NewServer registers app's tools, resources, prompts, completions and views
 // on a new go-sdk server. It reports every invalid registration (a bad schema,
 // a duplicate name, a tool naming an unknown view) in one error.
@@ -127,6 +136,11 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		prompts:     make(map[string]*Prompt),
 		completions: make(map[completionKey]CompletionHandler),
 		views:       make(map[string]View),
+		stateKey:    o.stateKey,
+	}
+	if s.stateKey == nil {
+		s.stateKey = make([]byte, 32)
+		rand.Read(s.stateKey)
 	}
 	sopts := &mcp.ServerOptions{
 		Instructions: o.instructions,

@@ -168,12 +168,21 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	ctx = withCall(ctx, &Call{Server: t.s, Session: req.Session, Request: req, Tool: t.def.Name})
+	c := &Call{Server: t.s, Session: req.Session, Request: req, Tool: t.def.Name}
+	if err := t.prepareRounds(c, req.Params); err != nil {
+		return errorResult(err.Error()), nil
+	}
+	ctx = withCall(ctx, c)
 	var v any
 	if t.def.Timeout > 0 {
 		v, err = t.callWithTimeout(ctx, args)
 	} else {
 		v, err = t.call(ctx, args)
+	}
+	if c.mrtr {
+		if res, ierr := t.inputRequired(c); res != nil || ierr != nil {
+			return res, ierr
+		}
 	}
 	if err != nil {
 		var we *jsonrpc.Error

@@ -164,8 +164,10 @@ func lastNumber(s string) string {
 
 // quotedList parses a Go-quoted list such as ["a" "b"] into its strings.
 func quotedList(s string) []string {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(strings.TrimSuffix(s, "]"), "[")
+	if i := strings.Index(s, "["); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSuffix(strings.TrimSpace(s), "]")
 	var out []string
 	for len(s) > 0 {
 		s = strings.TrimLeft(s, " ,")
