@@ -113,6 +113,7 @@ func TestIncremental(t *testing.T) {
 	// A new view in its own directory is picked up.
 	write(t, filepath.Join(dir, "ui/board/index.tsx"), strings.ReplaceAll(hello, "MARKER", "BOARD"))
 	write(t, filepath.Join(dir, "ui/board/Row.tsx"), "export const x = 1;\n") // not a view
+	write(t, filepath.Join(dir, "ui/_shared.tsx"), "export const y = 1;\n")   // not a view
 	v2 := build(t, b)
 	if got := names(v2); got != "board,hello" {
 		t.Fatalf("views = %s, want board,hello", got)

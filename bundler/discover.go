@@ -21,7 +21,8 @@ type Entry struct {
 var viewName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // Discover lists the views of the module rooted at dir: every ui/NAME.tsx and
-// every ui/NAME/index.tsx, sorted by name. A project without a ui directory
+// every ui/NAME/index.tsx, sorted by name; names starting with "." or "_"
+// are skipped, so helpers can sit beside the views. A project without a ui directory
 // has no views. Problems (two files for one name, a name that cannot be a
 // URI segment) are returned as a *diag.ListError.
 func Discover(dir string) ([]Entry, error) {
@@ -53,8 +54,8 @@ func Discover(dir string) ([]Entry, error) {
 	}
 	for _, de := range des {
 		n := de.Name()
-		if strings.HasPrefix(n, ".") {
-			continue
+		if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+			continue // ui/_shared.tsx, ui/_lib/: helpers, not views
 		}
 		if de.IsDir() {
 			if _, err := os.Stat(filepath.Join(uiDir, n, "index.tsx")); err == nil {
