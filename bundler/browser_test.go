@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "write the views' screenshots into docs/
 
 // greetServer is a real mcpgen runtime server with one tool, greet, linked
 // to the card view; it counts its calls.
-func greetServer(t *testing.T, views []runtime.View, calls *atomic.Int64) *runtime.Server {
+func greetServer(t *testing.T, view string, views []runtime.View, calls *atomic.Int64) *runtime.Server {
 	t.Helper()
 	app := &runtime.App{
 		Name:    "card-test",
@@ -32,7 +32,7 @@ func greetServer(t *testing.T, views []runtime.View, calls *atomic.Int64) *runti
 			InputSchema:  `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`,
 			OutputSchema: `{"type":"object","properties":{"message":{"type":"string"},"count":{"type":"integer"}},"required":["message","count"]}`,
 			Annotations:  runtime.Annotations{ReadOnly: true, Idempotent: true},
-			UI:           "card",
+			UI:           view,
 			Result:       runtime.ResultStruct,
 			Handler: func(ctx context.Context, args json.RawMessage) (any, error) {
 				var in struct{ Name string }
@@ -64,27 +64,11 @@ func TestCardInBrowser(t *testing.T) {
 		t.Skip("browser test")
 	}
 	testenv.Chromium(t)
-	b := newBundler(t, "testdata/card", true)
-	built := build(t, b)
-	var views []runtime.View
-	for _, v := range built {
-		views = append(views, runtime.View{Name: v.Name, URI: v.URI, HTML: v.HTML, Meta: runtime.ViewMeta{
-			ConnectDomains: v.Meta.ConnectDomains, ResourceDomains: v.Meta.ResourceDomains,
-			FrameDomains: v.Meta.FrameDomains, BaseURIDomains: v.Meta.BaseURIDomains,
-			Permissions: v.Meta.Permissions, Domain: v.Meta.Domain, PrefersBorder: v.Meta.PrefersBorder,
-			Title: v.Meta.Title, Description: v.Meta.Description,
-		}})
-	}
+	views := runtimeViews(t, "testdata/card")
 	var calls atomic.Int64
-	srv := browsertest.Serve(t, greetServer(t, views, &calls).Handler())
+	srv := browsertest.Serve(t, greetServer(t, "card", views, &calls).Handler())
 
-	shot := filepath.Join(t.TempDir(), "card.png")
-	if *update || os.Getenv("MCPGEN_UPDATE_SCREENSHOTS") != "" {
-		shot = filepath.Join(testenv.Root(), "docs", "screenshots", "card.png")
-		if err := os.MkdirAll(filepath.Dir(shot), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	shot := screenshotPath(t, "card")
 	res := browsertest.Run(t, srv, browsertest.Scenario{
 		Tool: "greet",
 		Args: map[string]any{"name": "Ada"},
@@ -136,5 +120,89 @@ func TestCardInBrowser(t *testing.T) {
 	}
 	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
 		fail("screenshot %s: %v", shot, err)
+	}
+}
+
+// screenshotPath is where a view's screenshot goes: docs/screenshots/NAME.png
+// under -update (or MCPGEN_UPDATE_SCREENSHOTS=1), else a temporary file.
+func screenshotPath(t *testing.T, name string) string {
+	if !*update && os.Getenv("MCPGEN_UPDATE_SCREENSHOTS") == "" {
+		return filepath.Join(t.TempDir(), name+".png")
+	}
+	dir := filepath.Join(testenv.Root(), "docs", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name+".png")
+}
+
+// runtimeViews bundles the views of the project at dir for the runtime.
+func runtimeViews(t *testing.T, dir string) []runtime.View {
+	t.Helper()
+	var views []runtime.View
+	for _, v := range build(t, newBundler(t, dir, true)) {
+		views = append(views, runtime.View{Name: v.Name, URI: v.URI, HTML: v.HTML, Meta: runtime.ViewMeta{
+			ConnectDomains: v.Meta.ConnectDomains, ResourceDomains: v.Meta.ResourceDomains,
+			FrameDomains: v.Meta.FrameDomains, BaseURIDomains: v.Meta.BaseURIDomains,
+			Permissions: v.Meta.Permissions, Domain: v.Meta.Domain, PrefersBorder: v.Meta.PrefersBorder,
+			Title: v.Meta.Title, Description: v.Meta.Description,
+		}})
+	}
+	return views
+}
+
+// TestBridgeInBrowser drives every action of mcpgen/ui against the official
+// AppBridge, with a dark host theme.
+func TestBridgeInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	testenv.Chromium(t)
+	var calls atomic.Int64
+	srv := browsertest.Serve(t, greetServer(t, "probe", runtimeViews(t, "testdata/probe"), &calls).Handler())
+	res := browsertest.Run(t, srv, browsertest.Scenario{
+		Tool:  "greet",
+		Args:  map[string]any{"name": "Grace"},
+		Theme: "dark",
+		Steps: []browsertest.Step{
+			{WaitText: `result text: {"message":"Hello, Grace!","count":1}`},
+			{Click: "Open link", WaitText: "link opened", WaitEvent: "open-link"},
+			{Click: "Send message", WaitText: "message sent", WaitEvent: "message"},
+			{Click: "Update context", WaitText: "context updated", WaitEvent: "update-model-context"},
+			{Click: "Read resource", WaitText: "read text/html;profile=mcp-app big"},
+			{Click: "Call missing", WaitText: "missing: "},
+			{Click: "Log", WaitEvent: "logging", Screenshot: screenshotPath(t, "probe")},
+		},
+	})
+	if res.Error != "" {
+		t.Fatalf("browser run failed:\n%s", res.Report())
+	}
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf(format+"\n%s", append(args, res.Report())...)
+	}
+	for _, want := range []string{"connected: true", "theme: dark", "locale: en-US", "input: Grace"} {
+		if !strings.Contains(res.Text, want) {
+			fail("view text lacks %q", want)
+		}
+	}
+	if res.Theme != "dark" || res.Background != "#1f1f1e" {
+		fail("host context not applied: data-theme %q, --color-background-primary %q", res.Theme, res.Background)
+	}
+	check := func(kind, want string) {
+		t.Helper()
+		ev := res.Of(kind)
+		if len(ev) != 1 || !strings.Contains(string(ev[0].Data), want) {
+			fail("%s events %v, want one containing %s", kind, ev, want)
+		}
+	}
+	check("open-link", `{"url":"https://example.com/docs"}`)
+	check("message", `{"role":"user","content":[{"type":"text","text":"Show more orders"}]}`)
+	check("update-model-context", `"text":"The user picked order 7"`)
+	check("logging", `"data":{"probe":true}`)
+	check("resource", `"connectDomains":["https://api.example.com"]`)
+	check("resource", `"prefersBorder":false`)
+	if n := calls.Load(); n != 1 {
+		fail("greet called %d times, want 1", n)
 	}
 }
