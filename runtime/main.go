@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,6 +21,10 @@ import (
 // DefaultAddr is where a connector binary serves HTTP unless --addr says
 // otherwise.
 const DefaultAddr = "127.0.0.1:8080"
+
+// ShutdownGrace is how long a connector binary lets requests in flight
+// finish after SIGINT or SIGTERM.
+const ShutdownGrace = 10 * time.Second
 
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
 // SIGTERM, and returns the process exit code. A generated main.go is
@@ -93,9 +98,18 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 }
 
 func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer) int {
+	h := s.Handler()
+	var inflight sync.WaitGroup
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.Handler())
-	mux.Handle("/mcp/", s.Handler())
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		// GET streams stay open until the client leaves; only requests
+		// (POST, DELETE) are waited for on shutdown.
+		if r.Method != http.MethodGet {
+			inflight.Add(1)
+			defer inflight.Done()
+		}
+		h.ServeHTTP(w, r)
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	mode := ""
 	if s.opts.stateless {
@@ -110,13 +124,18 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		return 1
 	case <-ctx.Done():
 	}
-	// Streams that stay open (GET listeners) would hold Shutdown for ever:
-	// give requests in flight a few seconds, then close what is left.
-	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
+	// Stop accepting, give requests in flight up to ShutdownGrace to
+	// finish, then close every connection (open GET streams included).
+	ln.Close()
+	srv.SetKeepAlivesEnabled(false)
+	finished := make(chan struct{})
+	go func() { inflight.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(ShutdownGrace):
+		s.logger.Warn("shutdown: requests still running after the grace period; closing them", "grace", ShutdownGrace)
 	}
+	srv.Close()
 	s.logger.Info("stopped")
 	return 0
 }

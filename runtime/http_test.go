@@ -1,0 +1,232 @@
+package runtime_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveHTTP serves app over real HTTP on 127.0.0.1 and returns the /mcp URL.
+func serveHTTP(t *testing.T, app *runtime.App, opts ...runtime.Option) string {
+	t.Helper()
+	opts = append([]runtime.Option{runtime.WithLogger(quietLogger(nil))}, opts...)
+	s, err := runtime.NewServer(app, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.Handler())
+	ts := httptest.NewServer(mux) // binds 127.0.0.1
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+func httpClient(t *testing.T, url, version string, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, copts).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestHTTPClient(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			cs := httpClient(t, url, v, &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Bo", "class": "eco"}}, nil
+				},
+			})
+			res := call(t, cs, "find_orders", map[string]any{"customer": "C7", "limit": 1})
+			if res.IsError || textOf(t, res) != `{"customer":"C7","limit":1,"orders":["C7-1"]}` {
+				t.Errorf("find_orders: %v %s", res.IsError, textOf(t, res))
+			}
+			res = call(t, cs, "book", nil)
+			if !strings.HasPrefix(textOf(t, res), "accept {Name:Bo Seats:2 Class:eco") {
+				t.Errorf("book over HTTP: %s", textOf(t, res))
+			}
+		})
+	}
+}
+
+func TestHTTPStateless(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()), runtime.WithStateless(true))
+	cs := httpClient(t, url, "", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	res := call(t, cs, "find_orders", map[string]any{"customer": "C7"})
+	if res.IsError {
+		t.Fatal(textOf(t, res))
+	}
+	// Questions travel as input-required results, so they work without
+	// sessions too.
+	if got := textOf(t, call(t, cs, "book", nil)); !strings.HasPrefix(got, "decline") {
+		t.Errorf("book (stateless): %s", got)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET in stateless mode: %s, want 405", resp.Status)
+	}
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func post(t *testing.T, url, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func TestHTTPGuards(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()), runtime.WithMaxBodyBytes(4096), runtime.WithAllowedOrigins("https://claude.ai"))
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		body   string
+		want   int
+	}{
+		{"foreign origin", map[string]string{"Origin": "https://evil.example"}, initBody, http.StatusForbidden},
+		{"null origin", map[string]string{"Origin": "null"}, initBody, http.StatusForbidden},
+		{"foreign host", map[string]string{"Host": "evil.example:8080"}, initBody, http.StatusForbidden},
+		{"loopback origin", map[string]string{"Origin": "http://localhost:5173"}, initBody, http.StatusOK},
+		{"allowed origin", map[string]string{"Origin": "https://claude.ai"}, initBody, http.StatusOK},
+		{"localhost host", map[string]string{"Host": "localhost"}, initBody, http.StatusOK},
+		{"oversized body", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 8000) + `"}}`, http.StatusRequestEntityTooLarge},
+	} {
+		resp := post(t, url, tc.body, tc.header)
+		if resp.StatusCode != tc.want {
+			b, _ := io.ReadAll(resp.Body)
+			t.Errorf("%s: %s %s, want %d", tc.name, resp.Status, b, tc.want)
+		}
+	}
+}
+
+func TestHTTPMalformed(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	resp := post(t, url, initBody, nil)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no Mcp-Session-Id on the initialize response")
+	}
+	h := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	resp = post(t, url, `{"jsonrpc":"2.0","id":2,"method":`, h)
+	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Errorf("malformed JSON: %s %s, want a 4xx error", resp.Status, b)
+	}
+	resp = post(t, url, `{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`, h)
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "no/such/method") {
+		t.Errorf("unknown method: %s %s, want 400 naming the method", resp.Status, b)
+	}
+	resp = post(t, url, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1","limit":2}}}`, h)
+	if b := readSSE(t, resp.Body); !strings.Contains(b, `C1-2`) {
+		t.Errorf("the session does not serve after malformed input: %s", b)
+	}
+	// An unknown session is 404.
+	resp = post(t, url, `{"jsonrpc":"2.0","id":5,"method":"ping"}`, map[string]string{"Mcp-Session-Id": "nope", "Mcp-Protocol-Version": "2025-11-25"})
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown session: %s, want 404", resp.Status)
+	}
+}
+
+// readSSE reads one SSE response to its end and returns the data lines.
+func readSSE(t *testing.T, r io.Reader) string {
+	t.Helper()
+	var data []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			data = append(data, d)
+		}
+	}
+	return strings.Join(data, "\n")
+}
+
+// TestHTTPResumption checks the SSE priming event and that a client that
+// lost a response stream gets the response again with Last-Event-ID.
+func TestHTTPResumption(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	resp := post(t, url, initBody, nil)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	h := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	resp = post(t, url, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3"}}}`, h)
+	var ids []string
+	var first string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			ids = append(ids, id)
+		}
+		if first == "" && line != "" {
+			first = line
+		}
+	}
+	if first != "event: prime" || len(ids) < 2 {
+		t.Fatalf("SSE stream: first line %q, event ids %v; want a priming event first", first, ids)
+	}
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Last-Event-ID", ids[0])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req = req.WithContext(ctx)
+	gresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gresp.Body.Close()
+	if gresp.StatusCode != http.StatusOK {
+		t.Fatalf("resume: %s", gresp.Status)
+	}
+	sc = bufio.NewScanner(gresp.Body)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var msg struct {
+				ID     int             `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			json.Unmarshal([]byte(d), &msg)
+			if msg.ID == 9 && strings.Contains(string(msg.Result), "C3-1") {
+				return // replayed
+			}
+		}
+	}
+	t.Error("the response was not replayed after Last-Event-ID")
+}
