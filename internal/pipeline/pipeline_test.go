@@ -1,0 +1,164 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+const mainGo = `package main
+
+import (
+	"os"
+
+	"github.com/mcpgen/mcpgen/runtime"
+)
+
+func main() { os.Exit(runtime.Main(mcpgenApp())) }
+`
+
+const toolGo = `package main
+
+import "context"
+
+// ShoutInput is what to shout.
+type ShoutInput struct {
+	// Text is the text to shout.
+	Text string ` + "`json:\"text\"`" + `
+}
+
+// Shout DOC.
+//
+//mcpgen:tool readonly
+func Shout(ctx context.Context, in ShoutInput) (string, error) { return in.Text + "!", nil }
+`
+
+// module writes a connector module requiring this checkout and resolves
+// its dependencies.
+func module(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go mod tidy; skipped with -short")
+	}
+	dir := t.TempDir()
+	write(t, dir, "go.mod", "module example.com/shout\n\ngo 1.26.0\n\nrequire github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000\n\nreplace github.com/mcpgen/mcpgen => "+testenv.Root()+"\n")
+	write(t, dir, "main.go", mainGo)
+	write(t, dir, "shout.go", strings.Replace(toolGo, "DOC", "shouts", 1))
+	cmd := exec.Command("go", "mod", "tidy")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func write(t *testing.T, dir, name, src string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGenerateWritesOnlyChanges(t *testing.T) {
+	dir := module(t)
+	ctx := context.Background()
+	p, err := Open(Options{Dir: dir, Minify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+
+	rep, err := p.Generate(ctx, GenerateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Changed, "mcpgen_gen.go") || !slices.Equal(rep.Changed, rep.Files) {
+		t.Errorf("first run: changed %v, files %v", rep.Changed, rep.Files)
+	}
+	if slices.Contains(rep.Files, DeclarationsFile) {
+		t.Error("a project without ui/ got TypeScript declarations")
+	}
+	if rep.Project == nil || len(rep.Project.Tools) != 1 || rep.Project.Tools[0].Description != "Shout shouts." {
+		t.Errorf("project = %+v", rep.Project)
+	}
+	gen := filepath.Join(dir, "mcpgen_gen.go")
+	before, _ := os.Stat(gen)
+
+	time.Sleep(10 * time.Millisecond)
+	if rep, err = p.Generate(ctx, GenerateOptions{}); err != nil || len(rep.Changed) != 0 {
+		t.Errorf("second run: changed %v, err %v; want nothing", rep.Changed, err)
+	}
+	if after, _ := os.Stat(gen); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("an unchanged file was rewritten")
+	}
+
+	// --check sees a change without writing it.
+	write(t, dir, "shout.go", strings.Replace(toolGo, "DOC", "shouts louder", 1))
+	old, _ := os.ReadFile(gen)
+	if rep, err = p.Generate(ctx, GenerateOptions{Check: true}); err != nil || !slices.Equal(rep.Changed, []string{"mcpgen_gen.go"}) {
+		t.Errorf("check: changed %v, err %v", rep.Changed, err)
+	}
+	if now, _ := os.ReadFile(gen); !bytes.Equal(now, old) {
+		t.Error("Check wrote a file")
+	}
+
+	// An error writes nothing and comes back as positioned diagnostics.
+	write(t, dir, "shout.go", strings.Replace(strings.Replace(toolGo, "DOC", "fails", 1), "readonly", "readonyl", 1))
+	rep, err = p.Generate(ctx, GenerateOptions{})
+	var le *diag.ListError
+	if !errors.As(err, &le) || !rep.Diagnostics.HasErrors() {
+		t.Fatalf("err = %v; want diagnostics", err)
+	}
+	if got := le.List.Render(dir); !strings.Contains(got, "shout.go:") || !strings.Contains(got, "readonyl") {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+	if now, _ := os.ReadFile(gen); !bytes.Equal(now, old) {
+		t.Error("a failed generation wrote a file")
+	}
+}
+
+func TestBuild(t *testing.T) {
+	dir := module(t)
+	var stderr bytes.Buffer
+	bin := filepath.Join(t.TempDir(), "shout")
+	rep, err := Build(context.Background(), Options{Dir: dir, Stderr: &stderr}, bin)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if rep.Binary != bin {
+		t.Errorf("Binary = %q", rep.Binary)
+	}
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "shout ") {
+		t.Errorf("%s --version: %v %q", bin, err, out)
+	}
+
+	// Compile errors are the generator's diagnostics already (its loader
+	// compiles); what only the linker sees fails the build, on Stderr.
+	write(t, dir, "broken.go", "package main\n\nimport _ \"unsafe\"\n\n//go:linkname nowhere example.com/nowhere.nowhere\nfunc nowhere()\n\nfunc init() { nowhere() }\n")
+	stderr.Reset()
+	_, err = Build(context.Background(), Options{Dir: dir, Stderr: &stderr}, bin)
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(stderr.String(), "nowhere") {
+		t.Errorf("err = %v, stderr %q; want a BuildError and the linker's message", err, stderr.String())
+	}
+}
+
+func TestOpenRejectsNonModule(t *testing.T) {
+	if _, err := Open(Options{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no go.mod") {
+		t.Errorf("Open(empty dir) = %v", err)
+	}
+	if _, err := Open(Options{Dir: filepath.Join(t.TempDir(), "nope")}); err == nil {
+		t.Error("Open(missing dir): want an error")
+	}
+}
