@@ -95,3 +95,40 @@ func BenchmarkHandlerEdit(b *testing.B) {
 	}
 	reportLatency(b, lat, rebuild)
 }
+
+// BenchmarkHandlerBodyEdit measures the commonest Go edit, a change inside
+// a handler's body: the tool's metadata is unchanged, so no notification is
+// due (none is sent), and the time is from the write to the first call
+// answered by the new code.
+func BenchmarkHandlerBodyEdit(b *testing.B) {
+	dir := scaffold(b)
+	ds := startDev(b, dir, nil)
+	n := newNotes()
+	cs := connect(b, ds.url, n)
+	var lat, rebuild []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		marker := fmt.Sprintf("v%d", i+1)
+		src := strings.Replace(helloGo, `" v1"`, `" `+marker+`"`, 1)
+		start := time.Now()
+		if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		e := ds.wait(b, "go")
+		if !e.OK {
+			b.Fatal("rebuild failed")
+		}
+		if got := callText(b, cs, "hello", map[string]any{"name": "ada"}); got != "hello ada "+marker {
+			b.Fatalf("edit %d: hello = %q", i, got)
+		}
+		lat = append(lat, time.Since(start))
+		rebuild = append(rebuild, e.Duration)
+	}
+	select {
+	case <-n.tools:
+		b.Errorf("a body-only edit announced tools/list_changed")
+	default:
+	}
+	reportLatency(b, lat, rebuild)
+}

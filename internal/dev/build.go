@@ -92,12 +92,22 @@ type GenerateBuilder struct {
 	Views func() []ir.View
 }
 
-// Build generates and builds into out.
+// Build generates and builds into out. Most edits change a handler's body
+// and leave the generated files as they are, so `go build` starts at once,
+// alongside the generator; when the generator then writes nothing, that
+// build is the result, and otherwise it is discarded and the package is
+// built again with the new files.
 func (b GenerateBuilder) Build(ctx context.Context, out string) diag.List {
 	var views []ir.View
 	if b.Views != nil {
 		views = b.Views()
 	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	spec := make(chan diag.List, 1)
+	specOut := out + ".spec"
+	go func() { spec <- GoBuilder{Dir: b.Dir}.Build(sctx, specOut) }()
+
 	res, diags := generator.Generate(ctx, generator.Config{Dir: b.Dir, Views: views})
 	if diags.HasErrors() || res == nil {
 		if !diags.HasErrors() {
@@ -105,6 +115,21 @@ func (b GenerateBuilder) Build(ctx context.Context, out string) diag.List {
 		}
 		return diags
 	}
+	changed, err := generator.Changed(b.Dir, res.Files)
+	if err == nil && len(changed) == 0 {
+		d := <-spec
+		if !d.HasErrors() {
+			if err := os.Rename(specOut, out); err == nil {
+				return diags
+			}
+		} else if ctx.Err() == nil {
+			diags.Append(d)
+			return diags
+		}
+	}
+	cancel()
+	<-spec
+	os.Remove(specOut)
 	if _, err := generator.Write(b.Dir, res.Files); err != nil {
 		diags.Errorf(diag.Pos{File: b.Dir}, "write", "", "writing generated files: %v", err)
 		return diags

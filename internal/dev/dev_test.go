@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,7 +104,8 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 	}
 	done := make(chan error, 1)
 	go func() { done <- dev.Run(ctx, opts) }()
-	ds.stop = func() {
+	var once sync.Once
+	stop := func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -112,6 +116,7 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 			t.Errorf("dev.Run did not return after cancel")
 		}
 	}
+	ds.stop = func() { once.Do(stop) }
 	t.Cleanup(func() {
 		ds.stop()
 		if t.Failed() || testing.Verbose() {
@@ -399,10 +404,51 @@ func TestSessionSurvivesEdits(t *testing.T) {
 	if got := readText(t, cs, "test://static"); got != "static v3" {
 		t.Fatalf("static after the fix = %q", got)
 	}
+
+	// A crash: the connector is restarted (same binary, no rebuild) and
+	// the session carries on.
+	if got := callText(t, cs, "crash", map[string]any{}); got != "bye" {
+		t.Fatalf("crash = %q", got)
+	}
+	if e := ds.wait(t, "restart"); !e.OK {
+		t.Fatalf("the restart failed:\n%s", ds.out.String())
+	}
+	if out := ds.out.String(); !strings.Contains(out, "crashing on purpose") || !strings.Contains(out, "exit status 3") {
+		t.Fatalf("the crash is not reported with the connector's output:\n%s", out)
+	}
+	if got := callText(t, cs, "greet", map[string]any{"name": "dee"}); got != "hello dee v3" {
+		t.Fatalf("greet after the restart = %q", got)
+	}
 	if cs.ID() != sid {
 		t.Fatalf("session id changed: %q → %q", sid, cs.ID())
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("the session is gone: %v", err)
 	}
+
+	// Every connector process started is gone once mcpgen dev stops: the
+	// replaced ones after their swap, the last one on exit.
+	pids := childPIDs(t, ds.out.String())
+	if len(pids) < 4 {
+		t.Fatalf("expected at least 4 connector processes, saw %v", pids)
+	}
+	ds.stop()
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("connector process %d is still running", pid)
+		}
+	}
+}
+
+// childPIDs reads the pids the test connector prints when it starts.
+func childPIDs(t testing.TB, out string) []int {
+	var pids []int
+	for _, m := range regexp.MustCompile(`plain v\d+ pid (\d+) listening`).FindAllStringSubmatch(out, -1) {
+		pid, err := strconv.Atoi(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,6 +46,15 @@ func main() {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{res.Content}}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits the process shortly after answering."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				fmt.Fprintln(os.Stderr, "plain: crashing on purpose")
+				os.Exit(3)
+			}()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "bye"}}}, nil, nil
+		})
 	s.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "static " + version}}}, nil
@@ -59,6 +69,6 @@ func main() {
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	http.Handle("/mcp", h)
-	fmt.Fprintf(os.Stderr, "plain %s listening on %s\n", version, *addr)
+	fmt.Fprintf(os.Stderr, "plain %s pid %d listening on %s\n", version, os.Getpid(), *addr)
 	log.Fatal(http.ListenAndServe(*addr, nil))
 }
