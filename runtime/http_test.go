@@ -230,3 +230,30 @@ func TestHTTPResumption(t *testing.T) {
 	}
 	t.Error("the response was not replayed after Last-Event-ID")
 }
+
+// TestProtocolVersions connects a client speaking each protocol version the
+// SDK supports, over HTTP. With sessions (the default), a 2026-07-28 client
+// falls back to 2025-11-25; the stateless mode serves 2026-07-28 itself.
+func TestProtocolVersions(t *testing.T) {
+	stateful := serveHTTP(t, testApp(newProbe()))
+	stateless := serveHTTP(t, testApp(newProbe()), runtime.WithStateless(true))
+	for _, v := range mcp.SupportedProtocolVersions() {
+		for _, mode := range []string{"stateful", "stateless"} {
+			t.Run(mode+"/"+v, func(t *testing.T) {
+				url, want := stateful, v
+				if mode == "stateless" {
+					url = stateless
+				} else if v >= "2026-07-28" {
+					want = "2025-11-25"
+				}
+				cs := httpClient(t, url, v, nil)
+				if got := cs.InitializeResult().ProtocolVersion; got != want {
+					t.Errorf("negotiated %s, want %s", got, want)
+				}
+				if res := call(t, cs, "find_orders", map[string]any{"customer": "C1"}); res.IsError {
+					t.Error(textOf(t, res))
+				}
+			})
+		}
+	}
+}
