@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpgen/mcpgen/generator"
 	"github.com/mcpgen/mcpgen/generator/diag"
-	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
 )
 
 // Builder turns the project's Go sources into a connector binary at out.
@@ -82,41 +81,61 @@ func parseGoErrors(dir, out string) diag.List {
 	return l
 }
 
-// GenerateBuilder is the build of an mcpgen connector: generate
-// mcpgen_gen.go and mcpgen_views_gen.go (writing only changed bytes, which
-// keeps the Go build cache warm), then `go build`. Views gives the bundled
-// views to embed; the front serves its own copies, so they only have to
-// name the same views.
-type GenerateBuilder struct {
-	Dir   string
-	Views func() []ir.View
+// PipelineBuilder builds an mcpgen connector with the shared pipeline
+// (package pipeline): bundle, generate, write only changed bytes (which
+// keeps the Go build cache warm), `go build`. The project stays open, so
+// its view bundler stays incremental.
+//
+// Most edits change a handler's body and leave the generated Go files as
+// they are, so `go build` starts at once, alongside the generator; when
+// the generator then writes no Go file, that build is the result, and
+// otherwise it is discarded and the package is built again.
+type PipelineBuilder struct {
+	dir  string
+	proj *pipeline.Project
 }
 
-// Build generates and builds into out. Most edits change a handler's body
-// and leave the generated files as they are, so `go build` starts at once,
-// alongside the generator; when the generator then writes nothing, that
-// build is the result, and otherwise it is discarded and the package is
-// built again with the new files.
-func (b GenerateBuilder) Build(ctx context.Context, out string) diag.List {
-	var views []ir.View
-	if b.Views != nil {
-		views = b.Views()
+// NewPipelineBuilder opens the project at dir.
+func NewPipelineBuilder(dir string) (*PipelineBuilder, error) {
+	p, err := pipeline.Open(pipeline.Options{Dir: dir})
+	if err != nil {
+		return nil, err
 	}
+	return &PipelineBuilder{dir: p.Dir(), proj: p}, nil
+}
+
+// Close releases the project's bundler.
+func (b *PipelineBuilder) Close() error {
+	b.proj.Close()
+	return nil
+}
+
+// Build generates and builds into out.
+func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	spec := make(chan diag.List, 1)
 	specOut := out + ".spec"
-	go func() { spec <- GoBuilder{Dir: b.Dir}.Build(sctx, specOut) }()
+	go func() { spec <- GoBuilder{Dir: b.dir}.Build(sctx, specOut) }()
 
-	res, diags := generator.Generate(ctx, generator.Config{Dir: b.Dir, Views: views})
-	if diags.HasErrors() || res == nil {
+	rep, err := b.proj.Generate(ctx, pipeline.GenerateOptions{})
+	var diags diag.List
+	if rep != nil {
+		diags = rep.Diagnostics
+	}
+	if err != nil {
 		if !diags.HasErrors() {
-			diags.Errorf(diag.Pos{File: b.Dir}, "generate", "", "generation produced no result")
+			diags.Errorf(diag.Pos{File: b.dir}, "generate", "", "%v", err)
 		}
 		return diags
 	}
-	changed, err := generator.Changed(b.Dir, res.Files)
-	if err == nil && len(changed) == 0 {
+	goChanged := false
+	for _, f := range rep.Changed {
+		if strings.HasSuffix(f, ".go") {
+			goChanged = true
+		}
+	}
+	if !goChanged {
 		d := <-spec
 		if !d.HasErrors() {
 			if err := os.Rename(specOut, out); err == nil {
@@ -130,21 +149,17 @@ func (b GenerateBuilder) Build(ctx context.Context, out string) diag.List {
 	cancel()
 	<-spec
 	os.Remove(specOut)
-	if _, err := generator.Write(b.Dir, res.Files); err != nil {
-		diags.Errorf(diag.Pos{File: b.Dir}, "write", "", "writing generated files: %v", err)
-		return diags
-	}
-	diags.Append(GoBuilder{Dir: b.Dir}.Build(ctx, out))
+	diags.Append(GoBuilder{Dir: b.dir}.Build(ctx, out))
 	return diags
 }
 
-// defaultBuilder picks GenerateBuilder for a project that requires mcpgen,
+// defaultBuilder picks PipelineBuilder for a project that requires mcpgen,
 // and a plain `go build` for any other Go MCP server.
-func defaultBuilder(dir string, views func() []ir.View) Builder {
+func defaultBuilder(dir string) (Builder, error) {
 	if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && requires(string(mod), mcpgenModule) {
-		return GenerateBuilder{Dir: dir, Views: views}
+		return NewPipelineBuilder(dir)
 	}
-	return GoBuilder{Dir: dir}
+	return GoBuilder{Dir: dir}, nil
 }
 
 const mcpgenModule = "github.com/mcpgen/mcpgen"

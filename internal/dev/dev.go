@@ -138,7 +138,11 @@ func newRunner(opts Options) (*runner, error) {
 		evs:   evs,
 	}
 	if r.opts.Builder == nil {
-		r.opts.Builder = defaultBuilder(dir, r.front.currentViews)
+		b, err := defaultBuilder(dir)
+		if err != nil {
+			return nil, err
+		}
+		r.opts.Builder = b
 	}
 	return r, nil
 }
@@ -155,6 +159,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer os.RemoveAll(r.tmp)
+	if c, ok := r.opts.Builder.(io.Closer); ok {
+		defer c.Close()
+	}
 
 	hs := &http.Server{Handler: r.handler(), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)

@@ -59,6 +59,11 @@ func scaffold(t testing.TB) string {
 	if err := os.WriteFile(filepath.Join(dir, "ui", "card.tsx"), []byte(cardTSX), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// What `npm install` would put there: React for the views.
+	nm := testenv.NodeModules(t, "react", "react-dom")
+	if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
 	tidy := exec.Command("go", "mod", "tidy")
 	tidy.Dir = dir
 	if out, err := tidy.CombinedOutput(); err != nil {
