@@ -42,7 +42,7 @@ const (
 )
 
 // emptyInput is the input schema of a tool that takes no input struct.
-var emptyInput = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+var emptyInput = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`)
 
 // handler is one function carrying one directive.
 type handler struct {
