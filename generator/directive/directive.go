@@ -137,6 +137,8 @@ func Parse(text string, pos diag.Pos, diags *diag.List) (d *Directive, ok bool) 
 	switch {
 	case kind == "":
 		diags.Errorf(at(start), "unknown-kind", fmt.Sprintf(hintKinds, kindList()), msgMissingKind)
+	case kind == "view":
+		diags.Errorf(at(start), "view-in-go", hintViewInGo, msgViewInGo)
 	case !isKind(kind):
 		diags.Errorf(at(start), "unknown-kind", fmt.Sprintf(hintKinds, kindList()), msgUnknownKind, kind, didYouMean(kind, kindNames()))
 	default:

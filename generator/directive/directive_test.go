@@ -51,6 +51,7 @@ func TestParseErrors(t *testing.T) {
 		{`//mcpgen:tool frobnicate`, []string{`15: unknown option "frobnicate" for //mcpgen:tool`}},
 		{`//mcpgen:tol`, []string{`10: unknown directive kind "tol"; did you mean "tool"?`}},
 		{`//mcpgen:`, []string{`10: directive //mcpgen: has no kind`}},
+		{`//mcpgen:view border`, []string{`10: //mcpgen:view belongs in a view's source, not in Go code`}},
 		{`//mcpgen:tool timeout=abc`, []string{`23: invalid timeout "abc": not a duration`}},
 		{`//mcpgen:tool timeout=-1s`, []string{`23: invalid timeout "-1s": must be positive`}},
 		{`//mcpgen:tool name=find/orders`, []string{`20: invalid name "find/orders": character '/' is not allowed`}},

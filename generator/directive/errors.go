@@ -6,6 +6,8 @@ const (
 	hintSpaced         = "write it without the space: //mcpgen:%s"
 	msgUnknownKind     = "unknown directive kind %q%s"
 	hintKinds          = "valid kinds: %s"
+	msgViewInGo        = "//mcpgen:view belongs in a view's source, not in Go code"
+	hintViewInGo       = "put it in the comments at the top of ui/NAME.tsx; link a tool to the view with //mcpgen:tool ui=NAME"
 	msgMissingKind     = "directive //mcpgen: has no kind"
 	msgUnknownOption   = "unknown option %q for //mcpgen:%s%s"
 	hintOptions        = "valid options: %s"
