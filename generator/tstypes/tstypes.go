@@ -28,15 +28,25 @@ const File = "ui/mcpgen.d.ts"
 // types without importing them.
 func Declarations(p *ir.Project) []byte {
 	g := &gen{defs: map[string]string{}, used: map[string]bool{"Tools": true}}
-	for _, t := range p.Tools {
+	// Tool names differing only in punctuation (find_orders, find-orders)
+	// get numbered type names.
+	bases := make([]string, len(p.Tools))
+	for i, t := range p.Tools {
 		base := pascal(t.Name)
+		if base == "" {
+			base = "Tool"
+		}
+		for n := 2; g.used[base+"Input"]; n++ {
+			base = pascal(t.Name) + strconv.Itoa(n)
+		}
+		bases[i] = base
 		g.used[base+"Input"] = true
 		g.used[base+"Output"] = true
 	}
 	var body bytes.Buffer
 	var tools []string
-	for _, t := range p.Tools {
-		base := pascal(t.Name)
+	for i, t := range p.Tools {
+		base := bases[i]
 		in := g.root(&body, base+"Input", fmt.Sprintf("Arguments of the %s tool.", t.Name), t.InputSchema)
 		out := "unknown"
 		if len(t.OutputSchema) > 0 {
@@ -79,6 +89,9 @@ type pendingDef struct {
 // root declares one top-level schema as an interface (or a type alias when
 // it is not an object) and returns its name.
 func (g *gen) root(w *bytes.Buffer, name, doc string, raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = []byte(`{"type":"object","properties":{}}`)
+	}
 	v, err := parse(raw)
 	if err != nil {
 		fmt.Fprintf(w, "/** %s (its schema could not be read: %s) */\ntype %s = unknown;\n\n", doc, comment(err.Error()), name)

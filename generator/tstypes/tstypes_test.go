@@ -171,3 +171,22 @@ func TestTypeScriptAcceptsReferenceCard(t *testing.T) {
 		t.Fatalf("tsc rejected bundler/testdata/card/ui/card.tsx: %v\n%s", err, out)
 	}
 }
+
+func TestNameCollisionsAndEmptySchemas(t *testing.T) {
+	got := string(Declarations(&ir.Project{Tools: []ir.Tool{
+		{Name: "find-orders", InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)},
+		{Name: "find_orders"},
+		{Name: "broken", InputSchema: []byte(`{"type":`)},
+	}}))
+	for _, want := range []string{
+		"interface FindOrdersInput {\n  a?: string;\n}",
+		"type FindOrders2Input = { [key: string]: unknown };",
+		"type BrokenInput = unknown;",
+		`"find-orders": { input: FindOrdersInput; output: unknown };`,
+		"find_orders: { input: FindOrders2Input; output: unknown };",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("declarations lack %q:\n%s", want, got)
+		}
+	}
+}
