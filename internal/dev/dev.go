@@ -14,11 +14,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/generator/ir"
 )
 
 // Options configure Run.
@@ -219,7 +222,11 @@ func (r *runner) run(ctx context.Context) (err error) {
 				}
 			}
 			if b.kind&changeView != 0 {
-				r.rebuildViews(ctx, b, false)
+				// A view that appears or disappears can fix or break a
+				// tool's ui= link, which only the generator checks.
+				if r.rebuildViews(ctx, b, false) {
+					b.kind |= changeGo
+				}
 			}
 			if b.kind&changeGo != 0 {
 				r.rebuildGo(ctx, b, "go")
@@ -265,6 +272,15 @@ func (r *runner) run(ctx context.Context) (err error) {
 	}
 }
 
+func viewNames(views []ir.View) []string {
+	var names []string
+	for _, v := range views {
+		names = append(names, v.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func merge(a, b batch) batch {
 	a.kind |= b.kind
 	a.entries = a.entries || b.entries
@@ -280,8 +296,9 @@ func merge(a, b batch) batch {
 	return a
 }
 
-// rebuildViews rebundles the views and swaps them in the front.
-func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) {
+// rebuildViews rebundles the views and swaps them in the front. It reports
+// whether the set of view names changed.
+func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesChanged bool) {
 	start := time.Now()
 	if r.views == nil {
 		v, err := r.opts.Views(r.dir)
@@ -306,7 +323,9 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) {
 		r.report("views", b.files, false, start)
 		return
 	}
+	before := viewNames(r.front.currentViews())
 	old, ch := r.front.setViews(views)
+	namesChanged = !slices.Equal(before, viewNames(views))
 	for _, u := range old {
 		_ = r.front.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
 	}
@@ -320,6 +339,7 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) {
 		r.out.viewSwap(views, old, ch, time.Since(start))
 	}
 	r.report("views", b.files, true, start)
+	return namesChanged
 }
 
 // rebuildGo builds a new connector, starts it, and swaps it in.
