@@ -1,0 +1,111 @@
+package dev
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/ir"
+)
+
+func TestClassify(t *testing.T) {
+	for rel, want := range map[string]changeKind{
+		"main.go":                 changeGo,
+		"internal/orders/db.go":   changeGo,
+		"go.mod":                  changeGo,
+		"go.sum":                  changeGo,
+		"ui/card.tsx":             changeView,
+		"ui/card/index.tsx":       changeView,
+		"ui/card.css":             changeView,
+		"ui/lib/format.ts":        changeView,
+		"mcpgen_gen.go":           changeNone,
+		"mcpgen_views_gen.go":     changeNone,
+		"ui/mcpgen.d.ts":          changeNone,
+		"main.go~":                changeNone,
+		".main.go.swp":            changeNone,
+		"ui/.card.tsx.swp":        changeNone,
+		"4913":                    changeNone,
+		".#main.go":               changeNone,
+		"node_modules/react/x.js": changeNone,
+		".git/index":              changeNone,
+		"testdata/x.go":           changeNone,
+		"README.md":               changeNone,
+		"ui/README.md":            changeNone,
+	} {
+		if got := classify(filepath.FromSlash(rel)); got != want {
+			t.Errorf("classify(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+func TestHostAllowed(t *testing.T) {
+	allow := []string{"abc.trycloudflare.com", "*.example.com"}
+	for host, want := range map[string]bool{
+		"localhost": true, "127.0.0.1": true, "::1": true, "app.localhost": true,
+		"abc.trycloudflare.com": true, "ABC.trycloudflare.com.": true,
+		"dev.example.com": true, "example.com": false,
+		"evil.com": false, "abc.trycloudflare.com.evil.com": false, "10.0.0.5": false,
+	} {
+		if got := hostAllowed(host, allow); got != want {
+			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
+		}
+	}
+	if got := hostOnly("[::1]:8080"); got != "::1" {
+		t.Errorf("hostOnly = %q", got)
+	}
+}
+
+func TestRequires(t *testing.T) {
+	block := "module x\n\nrequire (\n\tgithub.com/mcpgen/mcpgen v0.1.0\n\tgithub.com/y v1.0.0\n)\n"
+	one := "module x\nrequire github.com/mcpgen/mcpgen v0.1.0 // indirect\n"
+	none := "module x\nrequire github.com/mcpgen/mcpgenx v0.1.0\n// github.com/mcpgen/mcpgen\n"
+	if !requires(block, mcpgenModule) || !requires(one, mcpgenModule) || requires(none, mcpgenModule) {
+		t.Errorf("requires: block %v one %v none %v", requires(block, mcpgenModule), requires(one, mcpgenModule), requires(none, mcpgenModule))
+	}
+}
+
+func TestParseGoErrors(t *testing.T) {
+	out := "# example.com/acme\n./hello.go:17:38: undefined: undefinedThing\n./orders/db.go:3:2: \"fmt\" imported and not used\n\thave (int)\n"
+	l := parseGoErrors("/p", out)
+	got := l.Render("/p")
+	want := "hello.go:17:38: undefined: undefinedThing\norders/db.go:3:2: \"fmt\" imported and not used\n\thave (int)\n"
+	if got != want {
+		t.Errorf("rendered:\n%s\nwant:\n%s", got, want)
+	}
+	// The unpositioned copy of the same lines is dropped.
+	var all diag.List
+	all.Errorf(diag.Pos{File: "/p"}, "go", "", "%s", "# example.com/acme\n./hello.go:17:38: undefined: undefinedThing")
+	all.Errorf(diag.Pos{File: "/p/hello.go", Line: 17, Col: 38}, "go", "", "undefined: undefinedThing")
+	if d := dedupe("/p", all); len(d) != 1 || d[0].Pos.Line != 17 {
+		t.Errorf("dedupe kept %v", d)
+	}
+}
+
+func TestRelink(t *testing.T) {
+	f := newFront("t", "dev", make(chan event, 1))
+	f.views["card"] = ir.View{Name: "card", URI: "ui://card/new"}
+	in := &mcp.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}, Meta: mcp.Meta{
+		"ui":                    map[string]any{"resourceUri": "ui://card/old", "visibility": []any{"model"}},
+		"ui/resourceUri":        "ui://card/old",
+		"openai/outputTemplate": "ui://other/x",
+	}}
+	out := f.relink(in)
+	if got := out.Meta["ui"].(map[string]any)["resourceUri"]; got != "ui://card/new" {
+		t.Errorf("ui.resourceUri = %v", got)
+	}
+	if got := out.Meta["ui/resourceUri"]; got != "ui://card/new" {
+		t.Errorf("ui/resourceUri = %v", got)
+	}
+	if got := out.Meta["openai/outputTemplate"]; got != "ui://other/x" {
+		t.Errorf("an unknown view was relinked: %v", got)
+	}
+	if in.Meta["ui/resourceUri"] != "ui://card/old" {
+		t.Errorf("relink changed its input")
+	}
+	if !strings.Contains(jsonOf(out), "visibility") {
+		t.Errorf("relink dropped other _meta.ui keys: %s", jsonOf(out))
+	}
+}
