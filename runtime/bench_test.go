@@ -3,7 +3,9 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpgen/mcpgen/runtime"
@@ -26,11 +28,15 @@ func BenchmarkCallTool(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_orders", Arguments: args}); err != nil {
 				b.Fatal(err)
 			}
 		}
+		// The machine is shared: CPU time (client and server together) per
+		// call is steadier than wall time.
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 	b.Run("mcpgen", func(b *testing.B) {
 		app := testApp(newProbe())
@@ -53,6 +59,13 @@ func BenchmarkCallTool(b *testing.B) {
 		})
 		bench(b, connectSDK(b, s))
 	})
+}
+
+// cpuTime is the CPU time (user + system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func connectSDK(b *testing.B, s *mcp.Server) *mcp.ClientSession {
