@@ -206,3 +206,42 @@ func TestBridgeInBrowser(t *testing.T) {
 		fail("greet called %d times, want 1", n)
 	}
 }
+
+// TestLifecycleInBrowser: partial input, cancellation, a live theme change
+// and teardown, sent by the official AppBridge to the probe view.
+func TestLifecycleInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	testenv.Chromium(t)
+	var calls atomic.Int64
+	srv := browsertest.Serve(t, greetServer(t, "probe", runtimeViews(t, "testdata/probe"), &calls).Handler())
+	res := browsertest.Run(t, srv, browsertest.Scenario{
+		Tool:         "greet",
+		Args:         map[string]any{"name": "Grace"},
+		PartialArgs:  map[string]any{"name": "Gra"},
+		CancelReason: "user stopped",
+		Steps: []browsertest.Step{
+			{WaitText: "partial: Gra"},
+			{WaitText: "cancelled: user stopped", WaitEvent: "tool-cancelled"},
+			{Theme: "dark", WaitText: "theme: dark"},
+			{Teardown: true, WaitEvent: "teardown"},
+			{WaitEvent: "logging"},
+		},
+	})
+	if res.Error != "" {
+		t.Fatalf("browser run failed:\n%s", res.Report())
+	}
+	if res.Theme != "dark" {
+		t.Errorf("data-theme after the change = %q, want dark\n%s", res.Theme, res.Report())
+	}
+	if ev := res.Of("logging"); len(ev) != 1 || !strings.Contains(string(ev[0].Data), `"torn down"`) {
+		t.Errorf("teardown callback did not run: %v\n%s", ev, res.Report())
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("greet called %d times after a cancellation, want 0", n)
+	}
+	if strings.Contains(res.Text, "input: Gra") {
+		t.Errorf("partial arguments shown as final input:\n%s", res.Text)
+	}
+}

@@ -111,14 +111,22 @@ type Scenario struct {
 	Tool  string         // the tool to call; its _meta.ui.resourceUri names the view
 	Args  map[string]any // its arguments
 	Theme string         // "light" (default) or "dark"
-	Steps []Step
+	// PartialArgs, when set, are sent first as ui/notifications/tool-input-partial.
+	PartialArgs map[string]any
+	// CancelReason, when set, makes the host send
+	// ui/notifications/tool-cancelled with it as the reason instead of
+	// calling the tool.
+	CancelReason string
+	Steps        []Step
 	// Timeout bounds each step (default 15s).
 	Timeout time.Duration
 }
 
 // Step is one action on the rendered view; the fields set are done in the
-// order Click, WaitText, WaitEvent, Screenshot.
+// order Click, Theme, Teardown, WaitText, WaitEvent, Screenshot.
 type Step struct {
+	Theme      string `json:"theme,omitempty"`      // the host switches its theme (ui/notifications/host-context-changed)
+	Teardown   bool   `json:"teardown,omitempty"`   // the host sends ui/resource-teardown and logs the answer as "teardown"
 	WaitText   string `json:"waitText,omitempty"`   // wait until the view shows this text
 	Click      string `json:"click,omitempty"`      // click the view's button with this accessible name
 	WaitEvent  string `json:"waitEvent,omitempty"`  // wait until the host has logged Count events of this kind
@@ -127,8 +135,9 @@ type Step struct {
 }
 
 // Event is one thing the host saw: "client-connected", "resource",
-// "initialized", "tool-result", "size-changed", "request-display-mode",
-// "open-link", "message", "update-model-context", "logging", "error".
+// "initialized", "tool-result", "tool-cancelled", "size-changed",
+// "request-display-mode", "open-link", "message", "update-model-context",
+// "logging", "host-context-changed", "teardown", "error".
 type Event struct {
 	Kind string          `json:"kind"`
 	Data json.RawMessage `json:"data,omitempty"`
@@ -178,6 +187,16 @@ func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	q := url.Values{"tool": {sc.Tool}, "args": {string(args)}}
 	if sc.Theme != "" {
 		q.Set("theme", sc.Theme)
+	}
+	if sc.PartialArgs != nil {
+		p, err := json.Marshal(sc.PartialArgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Set("partial", string(p))
+	}
+	if sc.CancelReason != "" {
+		q.Set("cancel", sc.CancelReason)
 	}
 	timeout := sc.Timeout
 	if timeout == 0 {

@@ -83,9 +83,17 @@ async function main() {
   bridge.onmessage = async (p) => (log("message", p), {});
   bridge.onupdatemodelcontext = async (p) => (log("update-model-context", p), {});
   bridge.onloggingmessage = (p) => log("logging", p);
+  const partial = q.get("partial");
+  const cancel = q.get("cancel");
   bridge.oninitialized = () => {
     log("initialized", { app: bridge.getAppVersion(), capabilities: bridge.getAppCapabilities() });
     void (async () => {
+      if (partial) await bridge.sendToolInputPartial({ arguments: JSON.parse(partial) });
+      if (cancel !== null) {
+        await bridge.sendToolCancelled({ reason: cancel });
+        log("tool-cancelled", { reason: cancel });
+        return;
+      }
       await bridge.sendToolInput({ arguments: args });
       const result = await client.callTool({ name: toolName, arguments: args });
       log("tool-result", result);
@@ -93,7 +101,18 @@ async function main() {
     })().catch(fail);
   };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
-  (window as any).__mcpgenBridge = bridge;
+  // Actions the test runner triggers in the middle of a scenario.
+  (window as any).__mcpgenHostActions = {
+    theme(theme: "light" | "dark") {
+      hostContext = { ...hostContext, theme };
+      bridge.setHostContext(hostContext);
+      log("host-context-changed", { theme });
+    },
+    async teardown() {
+      const res = await bridge.teardownResource({});
+      log("teardown", res);
+    },
+  };
   iframe.srcdoc = content.text;
   log("view-loading", { uri });
 }

@@ -21,6 +21,12 @@ async function main() {
         if (step.click) {
           await frame.getByRole("button", { name: step.click }).click({ timeout });
         }
+        if (step.theme) {
+          await page.evaluate((t) => window.__mcpgenHostActions.theme(t), step.theme);
+        }
+        if (step.teardown) {
+          await page.evaluate(() => window.__mcpgenHostActions.teardown());
+        }
         if (step.waitText) {
           await frame.locator("body").getByText(step.waitText).first().waitFor({ timeout });
         }

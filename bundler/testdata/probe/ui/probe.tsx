@@ -1,7 +1,16 @@
 //mcpgen:view noborder connect=https://api.example.com permissions=clipboardWrite
 // A view that exercises every action of mcpgen/ui against a host.
-import { useState } from "react";
-import { useApp, useConnected, useHostContext, useToolInput, useToolResult } from "mcpgen/ui";
+import { useEffect, useState } from "react";
+import {
+  onTeardown,
+  useApp,
+  useConnected,
+  useHostContext,
+  useToolCancelled,
+  useToolInput,
+  useToolInputPartial,
+  useToolResult,
+} from "mcpgen/ui";
 
 export default function Probe() {
   const app = useApp();
@@ -9,6 +18,9 @@ export default function Probe() {
   const connected = useConnected();
   const input = useToolInput<{ name: string }>();
   const result = useToolResult();
+  const partial = useToolInputPartial<{ name: string }>();
+  const cancelled = useToolCancelled();
+  useEffect(() => onTeardown(() => app.log("info", "torn down")), [app]);
   const [log, setLog] = useState<string[]>([]);
   const note = (s: string) => setLog((l) => [...l, s]);
   const uri = ((host.toolInfo?.tool._meta as any)?.ui?.resourceUri ?? "") as string;
@@ -20,6 +32,8 @@ export default function Probe() {
       <p>locale: {host.locale}</p>
       <p>input: {input?.name}</p>
       <p>result text: {result?.content[0]?.text}</p>
+      <p>partial: {partial?.name}</p>
+      <p>cancelled: {cancelled ? cancelled.reason : "no"}</p>
       <button onClick={() => app.openLink("https://example.com/docs").then(() => note("link opened"))}>Open link</button>
       <button onClick={() => app.sendMessage("Show more orders").then(() => note("message sent"))}>Send message</button>
       <button onClick={() => app.updateModelContext("The user picked order 7").then(() => note("context updated"))}>Update context</button>
