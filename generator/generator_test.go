@@ -197,7 +197,7 @@ func wantHas(ar *txtar.Archive, name string) ([]byte, bool) {
 	return nil, false
 }
 
-func writeTestFile(t *testing.T, path string, data []byte) {
+func writeTestFile(t testing.TB, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func writeTestFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-func readFile(t *testing.T, path string) []byte {
+func readFile(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -218,7 +218,7 @@ func readFile(t *testing.T, path string) []byte {
 
 // goMod turns a case's go.mod (a module line) into one that requires mcpgen
 // from this checkout, with mcpgen's own requirements, as a tidy module would.
-func goMod(t *testing.T, caseMod string) string {
+func goMod(t testing.TB, caseMod string) string {
 	t.Helper()
 	module := "example.com/acme"
 	for _, line := range strings.Split(caseMod, "\n") {
