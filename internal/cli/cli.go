@@ -132,12 +132,16 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Suggest:         true,
 		// Errors are turned into exit codes by Run, never by os.Exit.
 		ExitErrHandler: func(*ucli.Context, error) {},
-		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
-			return usagef("%v", err)
+		OnUsageError: func(c *ucli.Context, err error, _ bool) error {
+			return flagError(err, c.App.Flags)
 		},
 		Action: func(c *ucli.Context) error {
 			if c.Args().Present() {
-				return usagef("unknown command %q", c.Args().First())
+				var names []string
+				for _, cmd := range c.App.Commands {
+					names = append(names, cmd.Name)
+				}
+				return usagef("unknown command %q%s", c.Args().First(), suggest(c.Args().First(), names))
 			}
 			ucli.ShowAppHelp(c)
 			return &usageError{msg: "no command given"}
@@ -150,8 +154,9 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		},
 	}
 	for _, cmd := range app.Commands {
+		flags := cmd.Flags
 		cmd.OnUsageError = func(_ *ucli.Context, err error, _ bool) error {
-			return usagef("%v", err)
+			return flagError(err, flags)
 		}
 	}
 	return app
@@ -224,4 +229,77 @@ func intersperse(app *ucli.App, args []string) []string {
 		out = append(out, pos...)
 	}
 	return out
+}
+
+// flagError turns the flag package's complaint into a usage error, with the
+// closest valid flag when the flag is unknown.
+func flagError(err error, flags []ucli.Flag) error {
+	msg := err.Error()
+	given, ok := strings.CutPrefix(msg, "flag provided but not defined: ")
+	if !ok {
+		return usagef("%s", msg)
+	}
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()...)
+	}
+	if best := closest(strings.TrimLeft(given, "-"), names); best != "" {
+		return usagef("unknown flag %s; did you mean %s?", given, dashed(best))
+	}
+	return usagef("unknown flag %s", given)
+}
+
+func dashed(flag string) string {
+	if len(flag) == 1 {
+		return "-" + flag
+	}
+	return "--" + flag
+}
+
+// suggest returns `; did you mean "X"?` for the candidate closest to word,
+// or "".
+func suggest(word string, candidates []string) string {
+	if best := closest(word, candidates); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
+}
+
+// closest returns the candidate at most two edits away from word (the
+// nearest one), or "".
+func closest(word string, candidates []string) string {
+	best, bestDist := "", 3
+	for _, c := range candidates {
+		if d := editDistance(word, c); d < bestDist && d < len(c) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, counting a
+// transposition of neighbours as one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range rb {
+		d[0][j+1] = j + 1
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }

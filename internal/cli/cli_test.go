@@ -51,7 +51,11 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{nil, "no command"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"generate", "--chek"}, "flag provided but not defined: -chek"},
+		{[]string{"generate", "--chek"}, "unknown flag -chek; did you mean --check?"},
+		{[]string{"build", "--ouptut", "x"}, "unknown flag -ouptut; did you mean --output?"},
+		{[]string{"build", "--zzz"}, "unknown flag -zzz\n"},
+		{[]string{"buidl"}, `unknown command "buidl"; did you mean "build"?`},
+		{[]string{"--verison"}, "unknown flag -verison; did you mean --version?"},
 		{[]string{"generate", "a", "b"}, "at most one directory"},
 		{[]string{"generate", "--check", "--ir"}, "cannot be combined"},
 		{[]string{"new"}, "new takes one directory"},
