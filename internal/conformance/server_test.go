@@ -171,3 +171,21 @@ func serve(t *testing.T, bin string) string {
 	}
 	return "http://" + addr + "/mcp"
 }
+
+// TestGeneratedFilesCurrent checks that the generated files committed in
+// examples/everything are what `mcpgen generate` writes today, so the
+// example builds with plain `go build` and shows users current output.
+func TestGeneratedFilesCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mcpgen; skipped in -short mode")
+	}
+	root := testenv.Root()
+	mcpgen := filepath.Join(workDir, "mcpgen-check")
+	if out, err := run(root, "go", "build", "-o", mcpgen, "./cmd/mcpgen"); err != nil {
+		t.Fatalf("go build ./cmd/mcpgen: %v\n%s", err, out)
+	}
+	dir := filepath.Join(root, "examples", "everything")
+	if out, err := run(dir, mcpgen, "generate", "--check", dir); err != nil {
+		t.Errorf("mcpgen generate --check examples/everything: %v\n%s\nrun: go run ./cmd/mcpgen generate examples/everything", err, out)
+	}
+}
