@@ -72,6 +72,14 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+func TestCommentEscape(t *testing.T) {
+	got := string(Declarations(&ir.Project{Tools: []ir.Tool{{Name: "t",
+		InputSchema: []byte(`{"type":"object","description":"ends */ early","properties":{"a":{"type":"string","description":"x */ y"}}}`)}}}))
+	if strings.Contains(got, "ends */") || strings.Contains(got, "x */") || !strings.Contains(got, `x *\/ y`) {
+		t.Errorf("a description closed its comment:\n%s", got)
+	}
+}
+
 func TestPascal(t *testing.T) {
 	for in, want := range map[string]string{"find_orders": "FindOrders", "list.items-v2": "ListItemsV2", "3d": "T3d", "Get": "Get"} {
 		if got := pascal(in); got != want {
@@ -189,4 +197,16 @@ func TestNameCollisionsAndEmptySchemas(t *testing.T) {
 			t.Errorf("declarations lack %q:\n%s", want, got)
 		}
 	}
+}
+
+func FuzzDeclarations(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"array","items":{"$ref":"#/$defs/A"}}}}`)
+	f.Add(`{"anyOf":[{"type":"string"},{"const":1}],"properties":{"x":{"enum":[null,true,"*/"]}}}`)
+	f.Add(`{"type":["object","null"],"properties":[],"required":{},"$ref":"#"}`)
+	f.Fuzz(func(t *testing.T, schema string) {
+		out := Declarations(&ir.Project{Tools: []ir.Tool{{Name: "t", InputSchema: []byte(schema), OutputSchema: []byte(schema)}}})
+		if !bytes.Contains(out, []byte("interface Tools {")) {
+			t.Fatalf("no Tools map:\n%s", out)
+		}
+	})
 }
