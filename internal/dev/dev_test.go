@@ -3,6 +3,8 @@ package dev_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -284,7 +286,7 @@ func TestSessionSurvivesEdits(t *testing.T) {
 		t.Skip("builds a connector")
 	}
 	dir := copyDir(t, "testdata/plain")
-	ds := startDev(t, dir, nil)
+	ds := startDev(t, dir, func(o *dev.Options) { o.AllowHosts = []string{"abc.tunnel.test"} })
 	n := newNotes()
 	cs := connect(t, ds.url, n)
 	sid := cs.ID()
@@ -292,6 +294,7 @@ func TestSessionSurvivesEdits(t *testing.T) {
 		t.Fatal("no session id")
 	}
 	ctx := context.Background()
+	checkHosts(t, ds.url)
 
 	// The first build serves the connector's tools, with the view served
 	// by the front (the connector's own ui:// resource is hidden).
@@ -451,4 +454,52 @@ func childPIDs(t testing.TB, out string) []int {
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// hostRewriter sends every request with another Host header, as a tunnel
+// forwarding its public name does.
+type hostRewriter string
+
+func (h hostRewriter) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Host = string(h)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// checkHosts checks the DNS-rebinding protection: a foreign Host or Origin
+// is refused, an allowed one (a tunnel's name) gets a working session.
+func checkHosts(t *testing.T, url string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, h := range []struct{ host, origin string }{{"evil.test", ""}, {"", "http://evil.test"}} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if h.host != "" {
+			req.Host = h.host
+		}
+		if h.origin != "" {
+			req.Header.Set("Origin", h.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(msg), "allow-host") {
+			t.Errorf("Host %q Origin %q: status %d %q, want 403 naming --allow-host", h.host, h.origin, resp.StatusCode, msg)
+		}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "via-tunnel", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: hostRewriter("abc.tunnel.test")},
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connecting with an allowed Host: %v", err)
+	}
+	defer cs.Close()
+	if got := callText(t, cs, "greet", map[string]any{"name": "tunnel"}); got != "hello tunnel v1" {
+		t.Errorf("greet through the allowed Host = %q", got)
+	}
 }
