@@ -54,11 +54,28 @@ func everythingBinary(t *testing.T) string {
 	return built.bin
 }
 
+var builtCLI struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// mcpgenBinary builds the mcpgen command once per test run.
+func mcpgenBinary() (string, error) {
+	builtCLI.once.Do(func() {
+		builtCLI.bin = filepath.Join(workDir, "mcpgen")
+		if out, err := run(testenv.Root(), "go", "build", "-o", builtCLI.bin, "./cmd/mcpgen"); err != nil {
+			builtCLI.err = fmt.Errorf("go build ./cmd/mcpgen: %v\n%s", err, out)
+		}
+	})
+	return builtCLI.bin, builtCLI.err
+}
+
 func buildEverything() (string, error) {
 	root := testenv.Root()
-	mcpgen := filepath.Join(workDir, "mcpgen")
-	if out, err := run(root, "go", "build", "-o", mcpgen, "./cmd/mcpgen"); err != nil {
-		return "", fmt.Errorf("go build ./cmd/mcpgen: %v\n%s", err, out)
+	mcpgen, err := mcpgenBinary()
+	if err != nil {
+		return "", err
 	}
 	src := filepath.Join(workDir, "everything")
 	if err := copyModule(filepath.Join(root, "examples", "everything"), src, root); err != nil {
@@ -174,18 +191,22 @@ func serve(t *testing.T, bin string) string {
 
 // TestGeneratedFilesCurrent checks that the generated files committed in
 // examples/everything are what `mcpgen generate` writes today, so the
-// example builds with plain `go build` and shows users current output.
+// example builds with plain `go build` and shows users current output, and
+// that the example (its own module, outside `go vet ./...` of mcpgen) is
+// vet-clean.
 func TestGeneratedFilesCurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds mcpgen; skipped in -short mode")
 	}
-	root := testenv.Root()
-	mcpgen := filepath.Join(workDir, "mcpgen-check")
-	if out, err := run(root, "go", "build", "-o", mcpgen, "./cmd/mcpgen"); err != nil {
-		t.Fatalf("go build ./cmd/mcpgen: %v\n%s", err, out)
+	mcpgen, err := mcpgenBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := filepath.Join(root, "examples", "everything")
+	dir := filepath.Join(testenv.Root(), "examples", "everything")
 	if out, err := run(dir, mcpgen, "generate", "--check", dir); err != nil {
 		t.Errorf("mcpgen generate --check examples/everything: %v\n%s\nrun: go run ./cmd/mcpgen generate examples/everything", err, out)
+	}
+	if out, err := run(dir, "go", "vet", "./..."); err != nil {
+		t.Errorf("go vet in examples/everything: %v\n%s", err, out)
 	}
 }
