@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
 )
 
@@ -184,7 +185,8 @@ func (r *runner) run(ctx context.Context) (err error) {
 
 	r.out.banner(r.dir)
 	r.rebuildViews(ctx, batch{kind: changeView, entries: true}, true)
-	r.rebuildGo(ctx, batch{kind: changeGo}, "go")
+	first := r.startBuild(ctx, batch{kind: changeGo})
+	r.finishBuild(ctx, first, <-first.done)
 	r.out.ready(url, r.opts.AllowHosts)
 	r.serving = true
 	if r.opts.Ready != nil {
@@ -202,12 +204,34 @@ func (r *runner) run(ctx context.Context) (err error) {
 		}
 	}()
 
-	var restart <-chan time.Time
+	var (
+		restart <-chan time.Time
+		job     *buildJob // the build running, if any
+		queued  *batch    // Go changes that arrived while it ran
+	)
+	defer func() {
+		if job != nil {
+			job.cancel()
+			<-job.done
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			r.out.line("stopping")
 			return nil
+		case diags := <-jobDone(job):
+			j := job
+			job = nil
+			if queued != nil {
+				// Superseded: build again with every change since.
+				j.cancel()
+				nb := merge(j.b, *queued)
+				queued = nil
+				job = r.startBuild(ctx, nb)
+				continue
+			}
+			r.finishBuild(ctx, j, diags)
 		case b, ok := <-wa.out:
 			if !ok {
 				return errors.New("file watcher stopped")
@@ -229,7 +253,17 @@ func (r *runner) run(ctx context.Context) (err error) {
 				}
 			}
 			if b.kind&changeGo != 0 {
-				r.rebuildGo(ctx, b, "go")
+				switch {
+				case job == nil:
+					job = r.startBuild(ctx, b)
+				case queued == nil:
+					job.cancel()
+					nb := b
+					queued = &nb
+				default:
+					nb := merge(*queued, b)
+					queued = &nb
+				}
 			}
 		case err := <-wa.err:
 			r.out.warn("file watcher: %v", err)
@@ -342,15 +376,38 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 	return namesChanged
 }
 
-// rebuildGo builds a new connector, starts it, and swaps it in.
-func (r *runner) rebuildGo(ctx context.Context, b batch, kind string) {
-	start := time.Now()
+// buildJob is one build of the connector, running in the background so
+// that view edits are served meanwhile and a newer Go edit can cancel it.
+type buildJob struct {
+	b      batch
+	bin    string
+	start  time.Time
+	cancel context.CancelFunc
+	done   chan diag.List
+}
+
+// startBuild starts building the connector for the changes in b.
+func (r *runner) startBuild(ctx context.Context, b batch) *buildJob {
 	if len(b.files) > 0 {
 		r.out.changed(b.files)
 	}
 	r.gen++
-	bin := filepath.Join(r.tmp, fmt.Sprintf("connector-%d", r.gen))
-	diags := r.opts.Builder.Build(ctx, bin)
+	bctx, cancel := context.WithCancel(ctx)
+	j := &buildJob{
+		b:      b,
+		bin:    filepath.Join(r.tmp, fmt.Sprintf("connector-%d", r.gen)),
+		start:  time.Now(),
+		cancel: cancel,
+		done:   make(chan diag.List, 1),
+	}
+	go func() { j.done <- r.opts.Builder.Build(bctx, j.bin) }()
+	return j
+}
+
+// finishBuild reports a finished build and, when it succeeded, starts the
+// new connector and swaps it in.
+func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) {
+	j.cancel()
 	if diags.HasErrors() {
 		r.out.diags(diags)
 		if r.hasCurrent() {
@@ -358,16 +415,25 @@ func (r *runner) rebuildGo(ctx context.Context, b batch, kind string) {
 		} else {
 			r.out.fail("build failed; fix the errors above and save")
 		}
-		r.report(kind, b.files, false, start)
+		r.report("go", j.b.files, false, j.start)
 		return
 	}
 	if len(diags) > 0 {
 		r.out.diags(diags)
 	}
-	built := time.Since(start)
-	if r.start(ctx, bin, kind, b.files, start, built) {
-		r.removeOldBinaries(bin)
+	built := time.Since(j.start)
+	if r.start(ctx, j.bin, "go", j.b.files, j.start, built) {
+		r.removeOldBinaries(j.bin)
 	}
+}
+
+// jobDone is the channel a running build reports on; nil (never ready)
+// when none runs.
+func jobDone(j *buildJob) <-chan diag.List {
+	if j == nil {
+		return nil
+	}
+	return j.done
 }
 
 // restart starts the last good binary again after a crash.
