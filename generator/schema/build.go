@@ -323,10 +323,10 @@ func (bd *build) typeNode0(t types.Type, fc *fctx) *node {
 			!bd.marshalsJSON(t.Elem()) && !bd.marshalsText(t.Elem()) {
 			return &node{types: []string{"string"}, contentEnc: "base64"}
 		}
-		return &node{types: []string{"array"}, items: bd.typeNode(t.Elem(), fc)}
+		return &node{types: []string{"array"}, items: bd.elemNode(t.Elem(), fc)}
 	case *types.Array:
 		l := int(t.Len())
-		return &node{types: []string{"array"}, items: bd.typeNode(t.Elem(), fc), minItems: &l, maxItems: &l}
+		return &node{types: []string{"array"}, items: bd.elemNode(t.Elem(), fc), minItems: &l, maxItems: &l}
 	case *types.Map:
 		n := &node{types: []string{"object"}}
 		key := types.Unalias(t.Key())
@@ -342,7 +342,7 @@ func (bd *build) typeNode0(t types.Type, fc *fctx) *node {
 		default:
 			bd.errorf(fc.pos, hintBadMapKey, "schema-map-key", msgBadMapKey, fc.name, bd.qualify(t))
 		}
-		n.addProps = bd.typeNode(t.Elem(), fc)
+		n.addProps = bd.elemNode(t.Elem(), fc)
 		return n
 	case *types.Struct:
 		return bd.structNode(t, fc.typeName)
@@ -360,6 +360,17 @@ func (bd *build) typeNode0(t types.Type, fc *fctx) *node {
 		return &node{}
 	}
 	return bd.unsupported(fc, t, "has no JSON form")
+}
+
+// elemNode is the schema of a slice, array or map element. In an output
+// schema a nil pointer, slice or map element is written as null, so it
+// accepts null too.
+func (bd *build) elemNode(t types.Type, fc *fctx) *node {
+	n := bd.typeNode(t, fc)
+	if bd.output && nilable(t) {
+		nullable(n)
+	}
+	return n
 }
 
 func (bd *build) basic(t *types.Basic, fc *fctx) *node {

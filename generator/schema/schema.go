@@ -77,8 +77,9 @@ func (b *Builder) Object(t types.Type, at token.Pos, diags *diag.List) (json.Raw
 
 // Output is Object for a tool's result type: the same rules, except that a
 // field encoding/json may write as null (a pointer, slice, map or []byte
-// without omitempty/omitzero) also accepts null, so the structured content
-// of a result always matches its outputSchema.
+// without omitempty/omitzero), and such an element of a slice, array or map,
+// also accepts null, so the structured content of a result always matches
+// its outputSchema.
 func (b *Builder) Output(t types.Type, at token.Pos, diags *diag.List) (json.RawMessage, bool) {
 	return b.object(t, at, diags, true)
 }
