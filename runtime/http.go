@@ -30,7 +30,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *guard) originAllowed(origin string, r *http.Request) bool {
-	if slices.Contains(g.allowed, origin) {
+	if slices.Contains(g.allowed, origin) || slices.Contains(g.allowed, "*") {
 		return true
 	}
 	u, err := url.Parse(origin)

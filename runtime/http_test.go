@@ -133,8 +133,10 @@ func TestHTTPGuards(t *testing.T) {
 	}
 }
 
-func TestHTTPMalformed(t *testing.T) {
-	url := serveHTTP(t, testApp(newProbe()))
+// rawSession initializes a session by hand and returns the headers that
+// address it, once it serves requests.
+func rawSession(t *testing.T, url string) map[string]string {
+	t.Helper()
 	resp := post(t, url, initBody, nil)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
@@ -142,7 +144,18 @@ func TestHTTPMalformed(t *testing.T) {
 	}
 	h := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
 	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
-	resp = post(t, url, `{"jsonrpc":"2.0","id":2,"method":`, h)
+	// The notification is accepted (202) before it is processed.
+	waitFor(t, "the session to be initialized", func() bool {
+		resp := post(t, url, `{"jsonrpc":"2.0","id":100,"method":"tools/list"}`, h)
+		return strings.Contains(readSSE(t, resp.Body), `"tools"`)
+	})
+	return h
+}
+
+func TestHTTPMalformed(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	h := rawSession(t, url)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":2,"method":`, h)
 	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
 		b, _ := io.ReadAll(resp.Body)
 		t.Errorf("malformed JSON: %s %s, want a 4xx error", resp.Status, b)
@@ -179,11 +192,9 @@ func readSSE(t *testing.T, r io.Reader) string {
 // lost a response stream gets the response again with Last-Event-ID.
 func TestHTTPResumption(t *testing.T) {
 	url := serveHTTP(t, testApp(newProbe()))
-	resp := post(t, url, initBody, nil)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	h := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
-	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
-	resp = post(t, url, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3"}}}`, h)
+	h := rawSession(t, url)
+	sid := h["Mcp-Session-Id"]
+	resp := post(t, url, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3"}}}`, h)
 	var ids []string
 	var first string
 	sc := bufio.NewScanner(resp.Body)

@@ -80,6 +80,8 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, p *Pr
 		res = &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}
 	case string:
 		res = &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: x}}}}
+	case mcp.Content:
+		res = &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: x}}}
 	case []*mcp.PromptMessage:
 		res = &mcp.GetPromptResult{Messages: x}
 	case *mcp.PromptMessage:
@@ -89,6 +91,8 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, p *Pr
 	default:
 		if ms, ok := messageSlice(v); ok {
 			res = &mcp.GetPromptResult{Messages: ms}
+		} else if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+			res = &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: rv.String()}}}}
 		} else {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %s: unsupported result type %T", p.Name, v)}
 		}
@@ -185,7 +189,13 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *m
 	if args == nil {
 		args = map[string]string{}
 	}
-	ctx = withCall(ctx, &Call{Server: s, Session: req.Session, Request: req, Prompt: k.ref})
+	c := &Call{Server: s, Session: req.Session, Request: req}
+	if k.kind == "prompt" {
+		c.Prompt = k.ref
+	} else {
+		c.Resource = k.ref
+	}
+	ctx = withCall(ctx, c)
 	defer func() {
 		if r := recover(); r != nil {
 			s.logger.Error("panic in completion", "ref", k.ref, "arg", k.arg, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

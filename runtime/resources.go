@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -128,6 +129,12 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 		return &mcp.ReadResourceResult{Contents: x}, nil
 	case nil:
 		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	switch rv := reflect.ValueOf(v); {
+	case rv.Kind() == reflect.String: // a named string type
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: orDefault(mime, "text/plain"), Text: rv.String()}}}, nil
+	case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8: // a named []byte type
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: orDefault(mime, "application/octet-stream"), Blob: append([]byte{}, rv.Bytes()...)}}}, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -36,6 +36,9 @@ type Server struct {
 
 	stateKey []byte // signs requestState of multi-round-trip tool calls
 
+	handlerOnce sync.Once
+	handler     http.Handler
+
 	mu    sync.Mutex
 	views map[string]View // by name
 }
@@ -92,8 +95,9 @@ func WithOpenAIMeta(on bool) Option { return func(o *options) { o.openAI = on } 
 func WithMaxBodyBytes(n int64) Option { return func(o *options) { o.maxBodyBytes = n } }
 
 // WithAllowedOrigins adds browser origins (such as "https://app.example.com")
-// allowed to call the HTTP endpoint. Loopback origins and the server's own
-// host are always allowed; any other Origin is answered 403.
+// allowed to call the HTTP endpoint ("*" allows every origin). Loopback
+// origins and the server's own host are always allowed; any other Origin is
+// answered 403.
 func WithAllowedOrigins(origins ...string) Option {
 	return func(o *options) { o.allowedOrigins = append(o.allowedOrigins, origins...) }
 }
@@ -213,10 +217,16 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	return s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 }
 
-// Handler returns the Streamable HTTP handler (mount it at /mcp). It
-// rejects foreign Host and Origin headers with 403 (DNS-rebinding
-// protection) and bodies over the size limit with 413.
+// Handler returns the Streamable HTTP handler (mount it at /mcp); every
+// call returns the same handler, which holds the HTTP sessions. It rejects
+// foreign Host and Origin headers with 403 (DNS-rebinding protection) and
+// bodies over the size limit with 413.
 func (s *Server) Handler() http.Handler {
+	s.handlerOnce.Do(func() { s.handler = s.newHandler() })
+	return s.handler
+}
+
+func (s *Server) newHandler() http.Handler {
 	hopts := &mcp.StreamableHTTPOptions{
 		Stateless:           s.opts.stateless,
 		Logger:              slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),

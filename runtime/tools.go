@@ -327,6 +327,9 @@ func anyResult(v any) (*mcp.CallToolResult, error) {
 	if cs, ok := contentSlice(v); ok {
 		return &mcp.CallToolResult{Content: cs}, nil
 	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String { // a named string type
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: rv.String()}}}, nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
