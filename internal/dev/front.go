@@ -255,7 +255,13 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 		name = ip.ClientInfo.Name
 	}
 	cl := mcp.NewClient(&mcp.Implementation{Name: name, Version: "dev"}, opts)
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.child.url(), MaxRetries: -1},
+	// The session outlives the host request that opened it, and the SDK
+	// keeps the connect context's values for the session's lifetime: a
+	// clean context keeps that request's identity out of later messages.
+	cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	cs, err := cl.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: c.child.url(), MaxRetries: -1},
 		&mcp.ClientSessionOptions{ProtocolVersion: childProtocol})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the connector: %w", err)
@@ -263,7 +269,7 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 	// The connector sends every level; the front's session filters by the
 	// level this host asked for.
 	if c.caps != nil && c.caps.Logging != nil {
-		_ = cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+		_ = cs.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: "debug"})
 	}
 	return cs, nil
 }
