@@ -102,7 +102,12 @@ const pending = new Map<number, Pending>();
 let nextId = 1;
 let started = false;
 let resolveReady: () => void;
-const ready = new Promise<void>((r) => (resolveReady = r));
+let rejectReady: (e: Error) => void;
+const ready = new Promise<void>((resolve, reject) => {
+  resolveReady = resolve;
+  rejectReady = reject;
+});
+ready.catch(() => {}); // the rejection reaches every request that waits for it
 
 function set(patch: Partial<State>) {
   state = { ...state, ...patch };
@@ -250,6 +255,12 @@ function observeSize() {
 export function connect(name: string, version = "1.0.0"): Promise<void> {
   if (started) return ready;
   started = true;
+  if (window.parent === window) {
+    // Opened on its own, not in a host's iframe: render, but talk to no one.
+    console.warn("mcpgen/ui: not inside an MCP Apps host; the view gets no tool data");
+    rejectReady(new HostError(0, "mcpgen/ui: not inside an MCP Apps host"));
+    return ready;
+  }
   window.addEventListener("message", onMessage);
   request<any>("ui/initialize", {
     appInfo: { name, version },
@@ -264,7 +275,10 @@ export function connect(name: string, version = "1.0.0"): Promise<void> {
       resolveReady();
       observeSize();
     },
-    (err) => console.error("mcpgen/ui: ui/initialize failed:", err),
+    (err) => {
+      console.error("mcpgen/ui: ui/initialize failed:", err);
+      rejectReady(err instanceof Error ? err : new HostError(0, String(err)));
+    },
   );
   return ready;
 }
@@ -295,7 +309,10 @@ const app: App = {
     return granted;
   },
   log: (level, data) => {
-    void ready.then(() => notify("notifications/message", { level, data }));
+    ready.then(
+      () => notify("notifications/message", { level, data }),
+      () => {},
+    );
   },
 };
 

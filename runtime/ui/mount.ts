@@ -26,7 +26,7 @@ class Boundary extends Component<{ name: string; children?: ReactNode }, { error
 }
 
 export function mount(name: string, View: ComponentType | undefined) {
-  void connect(name);
+  connect(name).catch(() => {}); // requests report the failure to their callers
   const el = document.getElementById("root")!;
   if (typeof View !== "function" && (typeof View !== "object" || View === null)) {
     el.textContent = `view ${name}: the default export is not a React component`;
