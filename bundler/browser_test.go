@@ -245,3 +245,32 @@ func TestLifecycleInBrowser(t *testing.T) {
 		t.Errorf("partial arguments shown as final input:\n%s", res.Text)
 	}
 }
+
+// TestExtAppsCardInBrowser plays the card scenario against the card built
+// on the official client SDK (the size benchmark's comparison point), so the
+// two bundles compared do the same thing.
+func TestExtAppsCardInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	testenv.Chromium(t)
+	html := extAppsCardHTML(t)
+	views := []runtime.View{{Name: "card", URI: "ui://card/extapps", HTML: html}}
+	var calls atomic.Int64
+	srv := browsertest.Serve(t, greetServer(t, "card", views, &calls).Handler())
+	res := browsertest.Run(t, srv, browsertest.Scenario{
+		Tool: "greet",
+		Args: map[string]any{"name": "Ada"},
+		Steps: []browsertest.Step{
+			{WaitText: "Hello, Ada!", WaitEvent: "size-changed"},
+			{Click: "Greet again", WaitText: "Again: Hello, Ada! (#2)"},
+			{Click: "Full screen", WaitEvent: "request-display-mode", WaitText: "Display mode: fullscreen"},
+		},
+	})
+	if res.Error != "" {
+		t.Fatalf("browser run failed:\n%s", res.Report())
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("greet called %d times, want 2\n%s", n, res.Report())
+	}
+}
