@@ -273,10 +273,60 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 	if err := t.resolved.Validate(&inst); err != nil {
 		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
 	}
-	if t.defaults || len(args) == 0 {
-		return json.Marshal(inst)
+	if t.defaults {
+		// Splice the defaults into the client's JSON rather than marshal
+		// the decoded map: float64 would round integers beyond 2^53.
+		return withDefaults(bytes.TrimSpace(args), inst)
+	}
+	if len(m) == 0 {
+		return json.RawMessage("{}"), nil
 	}
 	return args, nil
+}
+
+// withDefaults returns the JSON object orig with the members that
+// defaulted (the same object after the schema's defaults were applied)
+// has and orig lacks, at any depth of nested objects.
+func withDefaults(orig json.RawMessage, defaulted any) (json.RawMessage, error) {
+	dm, ok := defaulted.(map[string]any)
+	if !ok {
+		return orig, nil
+	}
+	var om map[string]json.RawMessage
+	if len(orig) > 0 && !bytes.Equal(orig, []byte("null")) {
+		if err := json.Unmarshal(orig, &om); err != nil {
+			return orig, nil // not an object: validation has already said so
+		}
+	}
+	if len(om) == len(dm) && !hasObject(dm) {
+		return orig, nil // nothing was added
+	}
+	out := make(map[string]json.RawMessage, len(dm))
+	for k, v := range dm {
+		if raw, ok := om[k]; ok {
+			merged, err := withDefaults(raw, v)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = merged
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = b
+	}
+	return json.Marshal(out)
+}
+
+func hasObject(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(map[string]any); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func errorResult(msg string) *mcp.CallToolResult {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -46,6 +47,35 @@ func TestExplainValidation(t *testing.T) {
 		}
 		if got := explainValidation(err); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s\n(from %v)", tc.in, got, tc.want, err)
+		}
+	}
+}
+
+func TestValidateKeepsNumbersAndAddsDefaults(t *testing.T) {
+	const schema = `{"type":"object","properties":{
+		"id":{"type":"integer"},
+		"limit":{"type":"integer","default":10},
+		"f":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string","default":"x"}}}}}`
+	s, err := NewServer(&App{Tools: []Tool{{Name: "t", InputSchema: schema, Handler: func(context.Context, json.RawMessage) (any, error) { return nil, nil }}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := s.tools["t"]
+	for _, tc := range []struct{ in, want string }{
+		{`{"id":9007199254740993,"f":{"a":1}}`, `{"f":{"a":1,"b":"x"},"id":9007199254740993,"limit":10}`},
+		// An absent object whose properties have defaults is created with
+		// them (jsonschema-go's rule, as with the SDK's mcp.AddTool).
+		{`{"id":9007199254740993,"limit":3}`, `{"f":{"b":"x"},"id":9007199254740993,"limit":3}`},
+		{``, `{"f":{"b":"x"},"limit":10}`},
+		{`null`, `{"f":{"b":"x"},"limit":10}`},
+	} {
+		got, err := tl.validate(json.RawMessage(tc.in))
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
