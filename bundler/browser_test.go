@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,7 +258,10 @@ func TestExtAppsCardInBrowser(t *testing.T) {
 	html := extAppsCardHTML(t)
 	views := []runtime.View{{Name: "card", URI: "ui://card/extapps", HTML: html}}
 	var calls atomic.Int64
-	srv := browsertest.Serve(t, greetServer(t, "card", views, &calls).Handler())
+	// The MCP server on its own origin, as a connector binary would be.
+	mcpSrv := httptest.NewServer(greetServer(t, "card", views, &calls).Handler())
+	t.Cleanup(mcpSrv.Close)
+	srv := browsertest.ServeURL(t, mcpSrv.URL+"/mcp")
 	res := browsertest.Run(t, srv, browsertest.Scenario{
 		Tool: "greet",
 		Args: map[string]any{"name": "Ada"},

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -104,6 +105,25 @@ func Serve(t testing.TB, mcp http.Handler) *httptest.Server {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// ServeURL is Serve for an MCP server running elsewhere (a built connector
+// binary): the host page's /mcp is proxied to mcpURL, such as
+// http://127.0.0.1:8080/mcp.
+func ServeURL(t testing.TB, mcpURL string) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(mcpURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.Out.URL.Scheme, r.Out.URL.Host, r.Out.URL.Path, r.Out.URL.RawPath = target.Scheme, target.Host, target.Path, ""
+			r.Out.Host = target.Host
+		},
+		FlushInterval: -1, // server-sent events pass through at once
+	}
+	return Serve(t, proxy)
 }
 
 // Scenario is one visit of the host page.
