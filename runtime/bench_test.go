@@ -82,7 +82,7 @@ func connectSDK(b *testing.B, s *mcp.Server) *mcp.ClientSession {
 	return cs
 }
 
-// BenchmarkNewServer measures start-up: registering the test App's 13
+// BenchmarkNewServer measures start-up: registering the test App's 14
 // tools, 4 resources, 2 prompts, 2 completions and a view. Input schemas
 // are resolved on a tool's first call, not here.
 func BenchmarkNewServer(b *testing.B) {

@@ -205,6 +205,23 @@ func testApp(p *probe) *runtime.App {
 				}),
 			},
 			{
+				Name: "interview", Description: "Asks the user, then the model.", InputSchema: emptyInput, Result: runtime.ResultText,
+				Handler: noInput(func(ctx context.Context) (any, error) {
+					b, action, err := mcpgen.Elicit[Booking](ctx, "Who flies?")
+					if err != nil {
+						return "", err
+					}
+					if action != mcpgen.Accept {
+						return "no booking", nil
+					}
+					answer, err := mcpgen.Sample(ctx, "Greet "+b.Name, 20)
+					if err != nil {
+						return "", err
+					}
+					return b.Name + ": " + answer, nil
+				}),
+			},
+			{
 				Name: "wait", Description: "Waits until cancelled.", InputSchema: emptyInput, Result: runtime.ResultText,
 				Handler: noInput(func(ctx context.Context) (any, error) {
 					p.started <- struct{}{}

@@ -37,8 +37,8 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("tool %s has no description", tl.Name)
 		}
 	}
-	if len(tools) != 13 {
-		t.Errorf("got %d tools, want 13", len(tools))
+	if len(tools) != 14 {
+		t.Errorf("got %d tools, want 14", len(tools))
 	}
 	fo := tools["find_orders"]
 	if fo == nil {
@@ -712,4 +712,62 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestMultiRoundTrip asks two questions in one tool call. Under 2026-07-28
+// each question ends the call with an input-required result; the handler
+// runs again with the answers. Older clients are asked directly.
+func TestMultiRoundTrip(t *testing.T) {
+	copts := &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "class": "eco"}}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hello " + r.Params.Messages[0].Content.(*mcp.TextContent).Text}}, nil
+		},
+	}
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			_, cs := connectVersion(t, v, testApp(newProbe()), copts)
+			if got := textOf(t, call(t, cs, "interview", nil)); got != "Ada: hello Greet Ada" {
+				t.Errorf("interview: %q", got)
+			}
+		})
+	}
+
+	// The same exchange by hand, with a client that does not retry itself.
+	_, cs := connectVersion(t, "2026-07-28", testApp(newProbe()), &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	el, ok := res.InputRequests["mcpgen-1"].(*mcp.ElicitParams)
+	if !res.NeedsInput() || len(res.InputRequests) != 1 || !ok || el.Message != "Who flies?" || res.RequestState == "" || len(res.Content) != 0 {
+		t.Fatalf("first round: %+v", res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{
+		Name: "interview", Arguments: map[string]any{}, RequestState: res.RequestState,
+		InputResponses: mcp.InputResponseMap{"mcpgen-1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Bo", "class": "biz"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, ok := res.InputRequests["mcpgen-2"].(*mcp.CreateMessageWithToolsParams)
+	if !res.NeedsInput() || !ok || sp.MaxTokens != 20 {
+		t.Fatalf("second round: %+v", res)
+	}
+	state := res.RequestState
+	answer := mcp.InputResponseMap{"mcpgen-2": &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hi Bo"}}}
+	// A forged state is refused: it carries the earlier answers.
+	forged := []byte(state)
+	forged[3] ^= 1
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}, RequestState: string(forged), InputResponses: answer})
+	if err != nil || !res.IsError || !strings.HasPrefix(textOf(t, res), "invalid requestState") {
+		t.Errorf("forged state: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}, RequestState: state, InputResponses: answer})
+	if err != nil || res.NeedsInput() || textOf(t, res) != "Bo: hi Bo" {
+		t.Errorf("last round: %v %+v %q", err, res, textOf(t, res))
+	}
 }
