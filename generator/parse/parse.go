@@ -302,7 +302,7 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		if ptr, isPtr := res.(*types.Pointer); isPtr {
 			res = ptr.Elem()
 		}
-		s, sok := p.schemas.Object(res, h.decl.Type.Results.Pos(), p.diags)
+		s, sok := p.schemas.Output(res, h.decl.Type.Results.Pos(), p.diags)
 		t.OutputSchema = s
 		ok = ok && sok
 	}
