@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,7 +186,12 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 	for _, opt := range splitTag(f.Tag.Get("mcpgen")) {
 		key, val, _ := strings.Cut(opt, "=")
 		switch key {
-		case "title", "description", "format":
+		case "title", "description":
+			p[key] = val
+		case "format":
+			if kind != "string" || !slices.Contains([]string{"email", "uri", "date", "date-time"}, val) {
+				return nil, false, bad("format=%s: elicitation allows format on string fields only, one of email, uri, date, date-time", val)
+			}
 			p[key] = val
 		case "min", "max":
 			n, err := strconv.ParseFloat(val, 64)

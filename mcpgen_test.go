@@ -86,6 +86,9 @@ func TestElicitSchemaErrors(t *testing.T) {
 		{reflect.TypeFor[noEnum](), "needs enum=a|b|c"},
 		{reflect.TypeFor[badDefault](), "default=ten is not an integer"},
 		{reflect.TypeFor[typo](), `unknown mcpgen tag option "defualt"`},
+		{reflect.TypeFor[struct {
+			S string `mcpgen:"format=ipv4"`
+		}](), "format=ipv4: elicitation allows format on string fields only"},
 	} {
 		_, err := buildElicitSchema(tc.t)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
