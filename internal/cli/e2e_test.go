@@ -273,6 +273,22 @@ func (s schema) str(key string) string {
 	return v
 }
 
+// hasType reports whether the schema's type is typ or a list holding it
+// (["array", "null"] for a Go slice, which may be nil).
+func (s schema) hasType(typ string) bool {
+	switch v := s.resolve().m["type"].(type) {
+	case string:
+		return v == typ
+	case []any:
+		for _, t := range v {
+			if t == typ {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func tools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
 	t.Helper()
 	out := map[string]*mcp.Tool{}

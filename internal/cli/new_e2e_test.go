@@ -211,7 +211,7 @@ func checkForecast(t *testing.T, cs *mcp.ClientSession) {
 	if lo != 1 || hi != 14 || !strings.Contains(days.str("description"), "how many days") {
 		t.Errorf("window.days = %v", days.m)
 	}
-	if f.OutputSchema == nil || newSchema(t, f.OutputSchema).prop(t, "highs").str("type") != "array" {
+	if f.OutputSchema == nil || !newSchema(t, f.OutputSchema).prop(t, "highs").hasType("array") {
 		t.Errorf("outputSchema = %v", f.OutputSchema)
 	}
 

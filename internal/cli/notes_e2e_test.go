@@ -81,7 +81,7 @@ func exerciseNotes(t *testing.T, cs *mcp.ClientSession) {
 	}
 	if add.OutputSchema == nil {
 		t.Error("add_note has no outputSchema")
-	} else if newSchema(t, add.OutputSchema).prop(t, "id").str("type") != "string" {
+	} else if !newSchema(t, add.OutputSchema).prop(t, "id").hasType("string") {
 		t.Error("add_note outputSchema lacks id")
 	}
 

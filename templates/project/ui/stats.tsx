@@ -20,7 +20,8 @@ export default function StatsView() {
   if (!first) return <div className="stats muted">Counting…</div>;
   const rank = ranked?.rank ?? input?.rank ?? "word";
   const stats = ranked?.stats ?? first;
-  const max = Math.max(1, ...stats.top.map((f) => f.count));
+  const top = stats.top ?? []; // a Go slice may be nil
+  const max = Math.max(1, ...top.map((f) => f.count));
 
   // Re-rank by calling the tool again from the view.
   async function rerank(next: Rank) {
@@ -52,7 +53,7 @@ export default function StatsView() {
         ))}
       </div>
       <ol className="bars">
-        {stats.top.map((f) => (
+        {top.map((f) => (
           <li key={f.unit}>
             <span className="unit">{f.unit}</span>
             <span className="bar" style={{ width: `${(100 * f.count) / max}%` }} />
