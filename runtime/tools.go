@@ -30,6 +30,7 @@ type tool struct {
 
 	resolveOnce sync.Once
 	resolved    *jsonschema.Resolved
+	schema      *jsonschema.Schema // the unresolved input schema, walked for defaults
 	resolveErr  error
 }
 
@@ -252,6 +253,7 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 			t.resolveErr = err
 			return
 		}
+		t.schema = &sch
 		t.resolved, t.resolveErr = sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	})
 	if t.resolveErr != nil {
@@ -266,9 +268,7 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 	}
 	var inst any = m
 	if t.defaults {
-		if err := t.resolved.ApplyDefaults(&inst); err != nil {
-			return nil, fmt.Errorf("invalid arguments: %v", err)
-		}
+		applyDefaults(t.schema, inst)
 	}
 	if err := t.resolved.Validate(&inst); err != nil {
 		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
@@ -288,6 +288,9 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 // defaulted (the same object after the schema's defaults were applied)
 // has and orig lacks, at any depth of nested objects.
 func withDefaults(orig json.RawMessage, defaulted any) (json.RawMessage, error) {
+	if da, ok := defaulted.([]any); ok {
+		return withDefaultsArray(orig, da)
+	}
 	dm, ok := defaulted.(map[string]any)
 	if !ok {
 		return orig, nil
@@ -320,9 +323,33 @@ func withDefaults(orig json.RawMessage, defaulted any) (json.RawMessage, error) 
 	return json.Marshal(out)
 }
 
+// withDefaultsArray merges element by element, for defaults inside the
+// objects of an array.
+func withDefaultsArray(orig json.RawMessage, da []any) (json.RawMessage, error) {
+	var oa []json.RawMessage
+	if err := json.Unmarshal(orig, &oa); err != nil || len(oa) != len(da) {
+		return orig, nil
+	}
+	changed := false
+	for i := range oa {
+		merged, err := withDefaults(oa[i], da[i])
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(merged, oa[i]) {
+			oa[i], changed = merged, true
+		}
+	}
+	if !changed {
+		return orig, nil
+	}
+	return json.Marshal(oa)
+}
+
 func hasObject(m map[string]any) bool {
 	for _, v := range m {
-		if _, ok := v.(map[string]any); ok {
+		switch v.(type) {
+		case map[string]any, []any:
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -55,7 +56,12 @@ func TestValidateKeepsNumbersAndAddsDefaults(t *testing.T) {
 	const schema = `{"type":"object","properties":{
 		"id":{"type":"integer"},
 		"limit":{"type":"integer","default":10},
-		"f":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string","default":"x"}}}}}`
+		"f":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string","default":"x"}}},
+		"bill":{"$ref":"#/$defs/Address"},
+		"ship":{"type":"array","items":{"$ref":"#/$defs/Address"}},
+		"tags":{"type":"object","additionalProperties":{"$ref":"#/$defs/Address"}}},
+		"$defs":{"Address":{"type":"object","required":["street"],"properties":{
+			"street":{"type":"string"},"country":{"type":"string","default":"US"}}}}}`
 	s, err := NewServer(&App{Tools: []Tool{{Name: "t", InputSchema: schema, Handler: func(context.Context, json.RawMessage) (any, error) { return nil, nil }}}})
 	if err != nil {
 		t.Fatal(err)
@@ -63,11 +69,15 @@ func TestValidateKeepsNumbersAndAddsDefaults(t *testing.T) {
 	tl := s.tools["t"]
 	for _, tc := range []struct{ in, want string }{
 		{`{"id":9007199254740993,"f":{"a":1}}`, `{"f":{"a":1,"b":"x"},"id":9007199254740993,"limit":10}`},
-		// An absent object whose properties have defaults is created with
-		// them (jsonschema-go's rule, as with the SDK's mcp.AddTool).
-		{`{"id":9007199254740993,"limit":3}`, `{"f":{"b":"x"},"id":9007199254740993,"limit":3}`},
-		{``, `{"f":{"b":"x"},"limit":10}`},
-		{`null`, `{"f":{"b":"x"},"limit":10}`},
+		// An omitted optional object stays omitted, even when its
+		// properties have defaults: its required fields are not demanded.
+		{`{"id":9007199254740993,"limit":3}`, `{"id":9007199254740993,"limit":3}`},
+		{``, `{"limit":10}`},
+		{`null`, `{"limit":10}`},
+		// Defaults reach through $ref, array items and additionalProperties.
+		{`{"bill":{"street":"Main"}}`, `{"bill":{"country":"US","street":"Main"},"limit":10}`},
+		{`{"ship":[{"street":"A"},{"street":"B","country":"NL"}]}`, `{"limit":10,"ship":[{"country":"US","street":"A"},{"street":"B","country":"NL"}]}`},
+		{`{"tags":{"home":{"street":"C"}}}`, `{"limit":10,"tags":{"home":{"country":"US","street":"C"}}}`},
 	} {
 		got, err := tl.validate(json.RawMessage(tc.in))
 		if err != nil {
@@ -77,5 +87,8 @@ func TestValidateKeepsNumbersAndAddsDefaults(t *testing.T) {
 		if string(got) != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.in, got, tc.want)
 		}
+	}
+	if _, err := tl.validate(json.RawMessage(`{"bill":{}}`)); err == nil || !strings.Contains(err.Error(), `"bill.street": is required`) {
+		t.Errorf("a sent object still needs its required fields; got %v", err)
 	}
 }
