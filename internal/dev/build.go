@@ -3,12 +3,15 @@ package dev
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/internal/pipeline"
@@ -99,6 +102,22 @@ func parseGoErrors(dir, out string) diag.List {
 type PipelineBuilder struct {
 	dir  string
 	proj *pipeline.Project
+
+	mu     sync.Mutex
+	phases string // the timing of the last build, for the terminal
+}
+
+// Phases describes where the last build's time went.
+func (b *PipelineBuilder) Phases() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.phases
+}
+
+func (b *PipelineBuilder) setPhases(format string, args ...any) {
+	b.mu.Lock()
+	b.phases = fmt.Sprintf(format, args...)
+	b.mu.Unlock()
 }
 
 // NewPipelineBuilder opens the project at dir.
@@ -122,9 +141,12 @@ func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
 	defer cancel()
 	spec := make(chan diag.List, 1)
 	specOut := out + ".spec"
+	start := time.Now()
 	go func() { spec <- GoBuilder{Dir: b.dir}.Build(sctx, specOut) }()
 
 	rep, err := b.proj.Generate(ctx, pipeline.GenerateOptions{})
+	gen := time.Since(start)
+	b.setPhases("generate %s", round(gen))
 	var diags diag.List
 	if rep != nil {
 		diags = rep.Diagnostics
@@ -143,6 +165,7 @@ func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
 	}
 	if !goChanged {
 		d := <-spec
+		b.setPhases("generate %s ∥ go build %s", round(gen), round(time.Since(start)))
 		if !d.HasErrors() {
 			if err := os.Rename(specOut, out); err == nil {
 				return diags
@@ -155,7 +178,9 @@ func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
 	cancel()
 	<-spec
 	os.Remove(specOut)
+	bstart := time.Now()
 	diags.Append(GoBuilder{Dir: b.dir}.Build(ctx, out))
+	b.setPhases("generate %s, go build %s", round(gen), round(time.Since(bstart)))
 	return diags
 }
 

@@ -92,6 +92,8 @@ type runner struct {
 	tmp   string
 	views Views
 	gen   int
+	// phases is how the last build spent its time, when the builder says.
+	phases string
 	// serving is set once the first build has been reported; Events are
 	// sent only for the rebuilds after it.
 	serving bool
@@ -422,6 +424,9 @@ func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) 
 		r.out.diags(diags)
 	}
 	built := time.Since(j.start)
+	if p, ok := r.opts.Builder.(interface{ Phases() string }); ok {
+		r.phases = p.Phases()
+	}
 	if r.start(ctx, j.bin, "go", j.b.files, j.start, built) {
 		r.removeOldBinaries(j.bin)
 	}
@@ -482,7 +487,11 @@ func (r *runner) start(ctx context.Context, bin, kind string, files []string, st
 	if prev != nil {
 		go prev.retire(10 * time.Second)
 	}
-	r.out.swapped(kind, built, time.Since(start), snap, changes, prev == nil)
+	phases := ""
+	if kind == "go" {
+		phases = r.phases
+	}
+	r.out.swapped(kind, built, phases, time.Since(start), snap, changes, prev == nil)
 	r.report(kind, files, true, start)
 	return true
 }

@@ -105,7 +105,7 @@ func (t *term) viewSwap(views []ir.View, old []string, ch changes, d time.Durati
 	t.line("%s", msg)
 }
 
-func (t *term) swapped(kind string, built, total time.Duration, snap *snapshot, ch changes, first bool) {
+func (t *term) swapped(kind string, built time.Duration, phases string, total time.Duration, snap *snapshot, ch changes, first bool) {
 	what := "rebuilt"
 	switch {
 	case first:
@@ -115,7 +115,10 @@ func (t *term) swapped(kind string, built, total time.Duration, snap *snapshot, 
 	}
 	timing := fmt.Sprintf("in %s", round(total))
 	if built > 0 {
-		timing = fmt.Sprintf("in %s (build %s)", round(total), round(built))
+		if phases == "" {
+			phases = "build " + round(built).String()
+		}
+		timing = fmt.Sprintf("in %s (%s)", round(total), phases)
 	}
 	summary := fmt.Sprintf("%d tools, %d resources, %d templates, %d prompts",
 		len(snap.tools), len(snap.resources), len(snap.templates), len(snap.prompts))
