@@ -47,6 +47,7 @@ func scaffold(t testing.TB) string {
 	if _, err := templates.Write(dir, templates.Data{
 		Name: "devdemo", Module: "example.com/devdemo", GoVersion: "1.26.0",
 		MCPGenVersion: "v0.0.0-00010101000000-000000000000", MCPGenReplace: testenv.Root(),
+		View: true,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,10 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	if got := callText(t, cs, "hello", map[string]any{"name": "ada"}); got != "hello ada v1" {
 		t.Fatalf("hello = %q", got)
 	}
-	tool(t, cs, "text_stats") // the scaffold's own tool is served too
+	// The scaffold's own tool and view are served too.
+	if u := viewURI(t, tool(t, cs, "text_stats")); !strings.HasPrefix(u, "ui://stats/") {
+		t.Fatalf("text_stats links %q", u)
+	}
 
 	// View edit: swapped in the front, no rebuild of the connector.
 	n.drain()
