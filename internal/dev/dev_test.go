@@ -503,3 +503,32 @@ func checkHosts(t *testing.T, url string) {
 		t.Errorf("greet through the allowed Host = %q", got)
 	}
 }
+
+// TestStartsBroken starts mcpgen dev on a project that does not compile:
+// the endpoint serves anyway (with nothing listed), and the fix brings the
+// tools to the already connected session.
+func TestStartsBroken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a connector")
+	}
+	dir := copyDir(t, "testdata/plain")
+	edit(t, dir, "main.go", `const version = "v1"`, `const version = v1missing`)
+	ds := startDev(t, dir, nil)
+	if out := ds.out.String(); !strings.Contains(out, "main.go:") || !strings.Contains(out, "v1missing") {
+		t.Fatalf("the compile error is not shown:\n%s", out)
+	}
+	n := newNotes()
+	cs := connect(t, ds.url, n)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 0 {
+		t.Fatalf("tools before the first good build: %v %v", res, err)
+	}
+	edit(t, dir, "main.go", `const version = v1missing`, `const version = "v1"`)
+	if e := ds.wait(t, "go"); !e.OK {
+		t.Fatalf("the fix did not build")
+	}
+	expect(t, n.tools, "tools/list_changed after the first good build")
+	if got := callText(t, cs, "greet", map[string]any{"name": "eve"}); got != "hello eve v1" {
+		t.Fatalf("greet = %q", got)
+	}
+}
