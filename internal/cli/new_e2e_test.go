@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
 // forecastGo is the handler a user adds to a fresh project: an enum type, a
@@ -255,4 +257,36 @@ func keys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestNewTrimpath checks the scaffold of an mcpgen built without its source
+// path (-trimpath) and without a release version: it cannot tell which
+// mcpgen to require, says so, and works once given --mcpgen.
+func TestNewTrimpath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "mcpgen")
+	if out, errOut, code := run(t, testenv.Root(), nil, "go", "build", "-trimpath", "-o", bin, "./cmd/mcpgen"); code != 0 {
+		t.Fatalf("go build -trimpath: %s%s", out, errOut)
+	}
+	work := t.TempDir()
+	_, errOut, code := run(t, work, nil, bin, "new", "tally", "--no-view")
+	if code != 1 || !strings.Contains(errOut, "--mcpgen") {
+		t.Fatalf("new without a known mcpgen: exit %d, %s; want exit 1 asking for --mcpgen", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(work, "tally")); err == nil {
+		t.Error("new wrote files before failing")
+	}
+	out, errOut, code := run(t, work, nil, bin, "new", "tally", "--no-view", "--mcpgen", testenv.Root())
+	if code != 0 {
+		t.Fatalf("new --mcpgen DIR: exit %d\n%s%s", code, out, errOut)
+	}
+	mod, _ := os.ReadFile(filepath.Join(work, "tally", "go.mod"))
+	if !strings.Contains(string(mod), "replace github.com/mcpgen/mcpgen => "+testenv.Root()) {
+		t.Errorf("go.mod does not replace mcpgen with the checkout:\n%s", mod)
+	}
+	if out, errOut, code := run(t, filepath.Join(work, "tally"), nil, "go", "vet", "./..."); code != 0 {
+		t.Errorf("go vet in the new project: %s%s", out, errOut)
+	}
 }
