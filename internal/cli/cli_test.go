@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,5 +170,43 @@ func TestNewNoView(t *testing.T) {
 	// Generating again changes nothing.
 	if out, errOut, code := runCLI(t, "generate", dir, "--check"); code != ExitOK {
 		t.Errorf("generate --check right after new: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// --ir prints the model and writes nothing.
+	out, errOut, code = runCLI(t, "generate", dir, "--ir")
+	var ir struct {
+		Module string `json:"module"`
+		Tools  []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &ir); code != ExitOK || err != nil {
+		t.Fatalf("generate --ir: exit %d, %v\n%s", code, err, errOut)
+	}
+	if ir.Module != "example.com/tally" || len(ir.Tools) != 1 || ir.Tools[0].Name != "text_stats" || !strings.Contains(string(ir.Tools[0].InputSchema), `"enum"`) {
+		t.Errorf("IR: %s", out)
+	}
+
+	// An edited doc comment makes the generated file stale: --check lists it
+	// and exits 1, and writes nothing; generate then writes it.
+	src := filepath.Join(dir, "textstats.go")
+	b, _ := os.ReadFile(src)
+	edited := strings.Replace(string(b), "// TextStats counts", "// TextStats tallies", 1)
+	if edited == string(b) {
+		t.Fatal("textstats.go no longer starts its doc comment with \"TextStats counts\"")
+	}
+	os.WriteFile(src, []byte(edited), 0o644)
+	gen, _ = os.ReadFile(filepath.Join(dir, "mcpgen_gen.go"))
+	_, errOut, code = runCLI(t, "generate", dir, "--check")
+	if code != ExitFailed || !strings.Contains(errOut, "mcpgen_gen.go: out of date") || !strings.Contains(errOut, "1 generated file is out of date") {
+		t.Errorf("generate --check after an edit: exit %d\n%s", code, errOut)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "mcpgen_gen.go")); !bytes.Equal(now, gen) {
+		t.Error("--check wrote mcpgen_gen.go")
+	}
+	out, _, code = runCLI(t, "generate", dir)
+	if code != ExitOK || out != "wrote mcpgen_gen.go\n" {
+		t.Errorf("generate after an edit: exit %d, %q", code, out)
 	}
 }
