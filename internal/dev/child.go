@@ -19,7 +19,6 @@ import (
 // private loopback port. It runs in its own process group, so stopping it
 // also stops anything it started, and it dies with mcpgen dev (Pdeathsig).
 type child struct {
-	gen  int
 	bin  string
 	addr string // 127.0.0.1:PORT
 	cmd  *exec.Cmd
@@ -33,7 +32,7 @@ type child struct {
 
 // startChild starts bin --addr 127.0.0.1:PORT on a free port. Its stderr is
 // copied to log line by line with a prefix.
-func startChild(gen int, bin, dir string, env []string, log io.Writer) (*child, error) {
+func startChild(bin, dir string, env []string, log io.Writer) (*child, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -48,7 +47,7 @@ func startChild(gen int, bin, dir string, env []string, log io.Writer) (*child, 
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	c := &child{gen: gen, bin: bin, addr: addr, cmd: cmd, done: make(chan struct{})}
+	c := &child{bin: bin, addr: addr, cmd: cmd, done: make(chan struct{})}
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
@@ -69,7 +68,7 @@ func startChild(gen int, bin, dir string, env []string, log io.Writer) (*child, 
 				c.tail = c.tail[len(c.tail)-20:]
 			}
 			c.mu.Unlock()
-			fmt.Fprintf(log, "  %s %s\n", dim("│"), line)
+			fmt.Fprintf(log, "  │ %s\n", line)
 		}
 	}()
 	go func() {

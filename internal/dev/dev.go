@@ -186,7 +186,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	defer wa.Close()
 
 	r.out.banner(r.dir)
-	r.rebuildViews(ctx, batch{kind: changeView, entries: true}, true)
+	r.rebuildViews(ctx, batch{kind: changeView}, true)
 	first := r.startBuild(ctx, batch{kind: changeGo})
 	r.finishBuild(ctx, first, <-first.done)
 	r.out.ready(url, r.opts.AllowHosts)
@@ -319,7 +319,6 @@ func viewNames(views []ir.View) []string {
 
 func merge(a, b batch) batch {
 	a.kind |= b.kind
-	a.entries = a.entries || b.entries
 	seen := map[string]bool{}
 	for _, f := range a.files {
 		seen[f] = true
@@ -448,8 +447,7 @@ func (r *runner) restart(ctx context.Context, bin string) bool {
 
 // start runs bin, mirrors it and makes it the serving connector.
 func (r *runner) start(ctx context.Context, bin, kind string, files []string, start time.Time, built time.Duration) bool {
-	r.gen++
-	ch, err := startChild(r.gen, bin, r.dir, append(os.Environ(), r.opts.Env...), r.out.errw)
+	ch, err := startChild(bin, r.dir, append(os.Environ(), r.opts.Env...), r.out.errw)
 	if err != nil {
 		r.out.fail("starting the connector: %v", err)
 		r.report(kind, files, false, start)

@@ -21,13 +21,18 @@ func (r *runner) handler() http.Handler {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, req *http.Request) {
 		if !hostAllowed(hostOnly(req.Host), allow) {
 			http.Error(w, "mcpgen dev: Host "+req.Host+" is not allowed (DNS-rebinding protection); "+
-				"start mcpgen dev with --allow-host "+hostOnly(req.Host)+" to accept it", http.StatusForbidden)
+				"start mcpgen dev with --allow-host "+hostOnly(req.Host)+
+				" (or MCPGEN_DEV_ALLOW_HOST="+hostOnly(req.Host)+") to accept it", http.StatusForbidden)
 			return
 		}
 		if o := req.Header.Get("Origin"); o != "" {
-			u, err := url.Parse(o)
-			if err != nil || !hostAllowed(u.Hostname(), allow) {
-				http.Error(w, "mcpgen dev: Origin "+o+" is not allowed; start mcpgen dev with --allow-host to accept it", http.StatusForbidden)
+			name := o
+			if u, err := url.Parse(o); err == nil && u.Hostname() != "" {
+				name = u.Hostname()
+			}
+			if !hostAllowed(name, allow) {
+				http.Error(w, "mcpgen dev: Origin "+o+" is not allowed; start mcpgen dev with --allow-host "+name+
+					" (or MCPGEN_DEV_ALLOW_HOST="+name+") to accept it", http.StatusForbidden)
 				return
 			}
 		}

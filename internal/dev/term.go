@@ -20,8 +20,6 @@ type term struct {
 	root string
 }
 
-func dim(s string) string { return s }
-
 func stamp() string { return time.Now().Format("15:04:05") }
 
 func (t *term) printf(w io.Writer, format string, args ...any) {

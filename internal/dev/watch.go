@@ -38,9 +38,6 @@ const (
 type batch struct {
 	kind  changeKind
 	files []string // relative to the project, sorted
-	// entries reports that a view file was created or removed, so the set
-	// of views may have changed.
-	entries bool
 }
 
 // watcher watches a project tree and delivers debounced batches.
@@ -128,7 +125,6 @@ func (wa *watcher) run() {
 	defer close(wa.out)
 	var (
 		pending = map[string]changeKind{}
-		entries bool
 		timer   *time.Timer
 		fire    <-chan time.Time
 		kinds   changeKind
@@ -195,9 +191,6 @@ func (wa *watcher) run() {
 			if k == changeNone {
 				continue
 			}
-			if k == changeView && ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
-				entries = true
-			}
 			pending[rel] |= k
 			kinds |= k
 			arm()
@@ -211,12 +204,12 @@ func (wa *watcher) run() {
 			}
 		case <-fire:
 			fire = nil
-			b := batch{kind: kinds, entries: entries}
+			b := batch{kind: kinds}
 			for f := range pending {
 				b.files = append(b.files, filepath.ToSlash(f))
 			}
 			sort.Strings(b.files)
-			pending, kinds, entries = map[string]changeKind{}, 0, false
+			pending, kinds = map[string]changeKind{}, 0
 			wa.out <- b
 		}
 	}
