@@ -205,6 +205,9 @@ func connect(t testing.TB, url string, n *notes) *mcp.ClientSession {
 		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Model: "test", Role: "assistant", Content: &mcp.TextContent{Text: "sampled by the host"}}, nil
 		},
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
+		},
 	})
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -328,11 +331,39 @@ func TestSessionSurvivesEdits(t *testing.T) {
 	if tc, _ := res.Content[0].(*mcp.TextContent); tc == nil || tc.Text != "sampled by the host" {
 		t.Fatalf("work returned %+v, want the host's sampling answer", res.Content[0])
 	}
+	if tc, _ := res.Content[1].(*mcp.TextContent); tc == nil || tc.Text != "accept ada" {
+		t.Fatalf("work returned %+v, want the host's elicitation answer", res.Content[1])
+	}
 	if p := expect(t, n.progress, "progress"); p != 1 {
 		t.Fatalf("progress = %v", p)
 	}
 	if d := expect(t, n.logs, "log message"); d != "working" {
 		t.Fatalf("log = %v", d)
+	}
+
+	// Prompts, resource subscriptions and cancellation pass through.
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "hi"})
+	if err != nil || pr.Messages[0].Content.(*mcp.TextContent).Text != "hi v1" {
+		t.Fatalf("prompt hi: %v %+v", err, pr)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://static"}); err != nil {
+		t.Fatal(err)
+	}
+	callText(t, cs, "touch", map[string]any{})
+	if u := expect(t, n.updated, "resources/updated from the connector"); u != "test://static" {
+		t.Fatalf("updated %q", u)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = cs.CallTool(cctx, &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
+	cancel()
+	if err == nil {
+		t.Fatal("block returned before it was cancelled")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(ds.out.String(), "block cancelled"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the connector never saw the cancellation:\n%s", ds.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	// A view edit: no restart, a new URI, announcements, new content.

@@ -23,7 +23,10 @@ type greetIn struct {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	flag.Parse()
-	s := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: version}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "greet",
 		Description: "Greets someone.",
@@ -44,7 +47,29 @@ func main() {
 			if err != nil {
 				return nil, nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{res.Content}}, nil, nil
+			el, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+				Message:         "Your name?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{res.Content, &mcp.TextContent{Text: fmt.Sprint(el.Action, " ", el.Content["name"])}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Waits until the call is cancelled."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-ctx.Done():
+				fmt.Fprintln(os.Stderr, "plain: block cancelled")
+				return nil, nil, ctx.Err()
+			case <-time.After(time.Minute):
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "not cancelled"}}}, nil, nil
+			}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "Announces that test://static changed."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://static"})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "touched"}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits the process shortly after answering."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
