@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -52,6 +53,27 @@ func runBuild(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "built %s\n", rep.Binary)
+	fmt.Fprintf(stdout, "built %s%s\n", rep.Binary, contents(rep))
 	return nil
+}
+
+// contents summarises what a connector serves: ": 5 tools, 1 view".
+func contents(rep *pipeline.Report) string {
+	p := rep.Project
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(p.Tools), "tool"}, {len(p.Resources), "resource"}, {len(p.Prompts), "prompt"}, {len(rep.Views), "view"}} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
 }

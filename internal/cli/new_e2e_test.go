@@ -125,8 +125,16 @@ func TestNewBuildServe(t *testing.T) {
 
 	writeForecast(t, dir, "readonly")
 	bin := filepath.Join(dir, "bin", "acme")
-	if out, errOut, code := run(t, dir, nil, mcpgen, "build", "-o", "bin/acme"); code != 0 {
+	out, errOut, code = run(t, dir, nil, mcpgen, "build", "-o", "bin/acme")
+	if code != 0 {
 		t.Fatalf("mcpgen build: exit %d\n%s%s", code, out, errOut)
+	}
+	wantBuilt := "built " + bin + ": 2 tools"
+	if view {
+		wantBuilt += ", 1 view"
+	}
+	if out != wantBuilt+"\n" {
+		t.Errorf("mcpgen build printed %q, want %q", out, wantBuilt)
 	}
 	t.Run("http", func(t *testing.T) {
 		cs := connectHTTP(t, serveHTTP(t, bin, nil))
