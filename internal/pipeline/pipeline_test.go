@@ -45,7 +45,7 @@ func Shout(ctx context.Context, in ShoutInput) (string, error) { return in.Text 
 
 // module writes a connector module requiring this checkout and resolves
 // its dependencies.
-func module(t *testing.T) string {
+func module(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs go mod tidy; skipped with -short")
@@ -62,7 +62,7 @@ func module(t *testing.T) string {
 	return dir
 }
 
-func write(t *testing.T, dir, name, src string) {
+func write(t testing.TB, dir, name, src string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -160,5 +160,27 @@ func TestOpenRejectsNonModule(t *testing.T) {
 	}
 	if _, err := Open(Options{Dir: filepath.Join(t.TempDir(), "nope")}); err == nil {
 		t.Error("Open(missing dir): want an error")
+	}
+}
+
+// BenchmarkGenerate measures a warm Project.Generate in one process, as the
+// dev loop runs it: packages loaded again, nothing to write.
+func BenchmarkGenerate(b *testing.B) {
+	dir := module(b)
+	p, err := Open(Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	if _, err := p.Generate(ctx, GenerateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := p.Generate(ctx, GenerateOptions{})
+		if err != nil || len(rep.Changed) != 0 {
+			b.Fatalf("changed %v, err %v", rep.Changed, err)
+		}
 	}
 }
