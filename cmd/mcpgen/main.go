@@ -12,6 +12,9 @@ import (
 )
 
 func main() {
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first interrupt cancels ctx, so commands stop cleanly; restoring
+	// the default handling then lets a second interrupt end mcpgen at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	os.Exit(cli.Run(ctx, os.Args, os.Stdout, os.Stderr))
 }
