@@ -37,10 +37,11 @@ type Options struct {
 	// build alike, so the generated files do not depend on which verb ran
 	// last; the dev loop leaves bundles readable.
 	Minify bool
-	// SkipViews leaves the views unbundled: the generator only checks their
-	// names (ui= links) and embeds none. The dev loop, which serves views
-	// itself and swaps them without rebuilding the connector, sets it.
-	SkipViews bool
+	// Views, when set, supplies the bundled views to embed instead of
+	// bundling ui/ here: the dev loop passes the views its front already
+	// serves, so the connector it builds names the same view URIs. A nil
+	// result means the views are only discovered (names, for ui= links).
+	Views func() []ir.View
 	// Stdout and Stderr receive the output of `go build`. Nil discards it.
 	Stdout, Stderr io.Writer
 }
@@ -246,8 +247,8 @@ func (p *Project) hasUI() bool {
 // bundle rebuilds the views, keeping one incremental bundler for the
 // project's lifetime (the bundler rediscovers ui/ on every rebuild).
 func (p *Project) bundle(ctx context.Context) ([]ir.View, diag.List, error) {
-	if p.opts.SkipViews {
-		return nil, nil, nil
+	if p.opts.Views != nil {
+		return p.opts.Views(), nil, nil
 	}
 	entries, err := bundler.Discover(p.opts.Dir)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -182,5 +183,31 @@ func BenchmarkGenerate(b *testing.B) {
 		if err != nil || len(rep.Changed) != 0 {
 			b.Fatalf("changed %v, err %v", rep.Changed, err)
 		}
+	}
+}
+
+// TestViewsOption checks that supplied views are embedded as given, and
+// that a project with ui/ gets its TypeScript declarations.
+func TestViewsOption(t *testing.T) {
+	dir := module(t)
+	if err := os.Mkdir(filepath.Join(dir, "ui"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "ui/board.tsx", "export default function Board() { return null; }\n")
+	view := ir.View{Name: "board", File: "ui/board.tsx", URI: "ui://board/0123456789abcdef", Hash: "0123456789abcdef", HTML: "<!doctype html><title>board</title>"}
+	rep, err := Generate(context.Background(), Options{Dir: dir, Views: func() []ir.View { return []ir.View{view} }}, GenerateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Changed, DeclarationsFile) {
+		t.Errorf("changed %v; want %s", rep.Changed, DeclarationsFile)
+	}
+	d, _ := os.ReadFile(filepath.Join(dir, DeclarationsFile))
+	if !strings.Contains(string(d), "interface ShoutInput") {
+		t.Errorf("%s lacks the tool's input type:\n%s", DeclarationsFile, d)
+	}
+	gen, _ := os.ReadFile(filepath.Join(dir, "mcpgen_views_gen.go"))
+	if !strings.Contains(string(gen), view.URI) || !strings.Contains(string(gen), "<title>board</title>") {
+		t.Errorf("mcpgen_views_gen.go does not embed the supplied view:\n%s", gen)
 	}
 }
