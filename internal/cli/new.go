@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
+	"golang.org/x/mod/module"
 
 	"github.com/mcpgen/mcpgen/internal/pipeline"
 	"github.com/mcpgen/mcpgen/templates"
@@ -55,7 +56,6 @@ func newCommand() *ucli.Command {
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-var modulePathRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~/-]*[A-Za-z0-9_~-]$|^[A-Za-z0-9]$`)
 
 func runNew(c *ucli.Context) error {
 	if c.NArg() != 1 {
@@ -73,8 +73,8 @@ func runNew(c *ucli.Context) error {
 	if mod == "" {
 		mod = name
 	}
-	if !modulePathRE.MatchString(mod) || strings.Contains(mod, "//") {
-		return usagef("--module %q is not a valid module path (e.g. example.com/acme)", mod)
+	if err := module.CheckImportPath(mod); err != nil {
+		return usagef("--module %q is not a valid module path (e.g. example.com/acme): %v", mod, err)
 	}
 	if err := checkEmpty(dir); err != nil {
 		return err
