@@ -98,7 +98,13 @@ func TestConformance(t *testing.T) {
 	}
 	if len(problems) > 0 {
 		t.Errorf("conformance: %d problems:\n\t%s", len(problems), strings.Join(problems, "\n\t"))
-		t.Logf("suite output:\n%s", output)
+		// The summary is enough next to the problems above; the whole
+		// output when the suite did not get that far.
+		out := string(output)
+		if i := strings.Index(out, "=== SUMMARY ==="); i >= 0 {
+			out = out[i:]
+		}
+		t.Logf("suite output:\n%s", out)
 	}
 	if runErr != nil && len(problems) == 0 {
 		t.Errorf("the suite exited with %v although every check passed:\n%s", runErr, output)
