@@ -93,15 +93,15 @@ func parseGoErrors(dir, out string) diag.List {
 // PipelineBuilder builds an mcpgen connector with the shared pipeline
 // (package pipeline): bundle, generate, write only changed bytes (which
 // keeps the Go build cache warm), `go build`. The project stays open, so
-// its view bundler stays incremental.
-//
-// Most edits change a handler's body and leave the generated Go files as
-// they are, so `go build` starts at once, alongside the generator; when
-// the generator then writes no Go file, that build is the result, and
-// otherwise it is discarded and the package is built again.
+// its view bundler stays incremental. When only function bodies changed
+// since the last successful generation, generation is skipped (see
+// skeletons).
 type PipelineBuilder struct {
 	dir  string
 	proj *pipeline.Project
+
+	skel      skeletons
+	generated string // fingerprint of the last successful generation
 
 	mu     sync.Mutex
 	phases string // the timing of the last build, for the terminal
@@ -135,15 +135,15 @@ func (b *PipelineBuilder) Close() error {
 	return nil
 }
 
-// Build generates and builds into out.
+// Build generates (unless only function bodies changed) and builds into out.
 func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	spec := make(chan diag.List, 1)
-	specOut := out + ".spec"
 	start := time.Now()
-	go func() { spec <- GoBuilder{Dir: b.dir}.Build(sctx, specOut) }()
-
+	fp, fpErr := b.skel.fingerprint(b.dir)
+	if fpErr == nil && fp == b.generated {
+		d := GoBuilder{Dir: b.dir}.Build(ctx, out)
+		b.setPhases("go build %s; only function bodies changed, generation skipped", round(time.Since(start)))
+		return d
+	}
 	rep, err := b.proj.Generate(ctx, pipeline.GenerateOptions{})
 	gen := time.Since(start)
 	b.setPhases("generate %s", round(gen))
@@ -157,27 +157,9 @@ func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
 		}
 		return diags
 	}
-	goChanged := false
-	for _, f := range rep.Changed {
-		if strings.HasSuffix(f, ".go") {
-			goChanged = true
-		}
+	if fpErr == nil {
+		b.generated = fp
 	}
-	if !goChanged {
-		d := <-spec
-		b.setPhases("generate %s ∥ go build %s", round(gen), round(time.Since(start)))
-		if !d.HasErrors() {
-			if err := os.Rename(specOut, out); err == nil {
-				return diags
-			}
-		} else if ctx.Err() == nil {
-			diags.Append(d)
-			return diags
-		}
-	}
-	cancel()
-	<-spec
-	os.Remove(specOut)
 	bstart := time.Now()
 	diags.Append(GoBuilder{Dir: b.dir}.Build(ctx, out))
 	b.setPhases("generate %s, go build %s", round(gen), round(time.Since(bstart)))

@@ -33,6 +33,7 @@ func TestClassify(t *testing.T) {
 		".git/index":              changeNone,
 		"testdata/x.go":           changeNone,
 		"README.md":               changeNone,
+		"hello_test.go":           changeNone,
 		"ui/README.md":            changeNone,
 	} {
 		if got := classify(filepath.FromSlash(rel)); got != want {
@@ -107,5 +108,25 @@ func TestRelink(t *testing.T) {
 	}
 	if !strings.Contains(jsonOf(out), "visibility") {
 		t.Errorf("relink dropped other _meta.ui keys: %s", jsonOf(out))
+	}
+}
+
+func TestSkeleton(t *testing.T) {
+	base := "package main\n\n// Hello greets.\n//\n//mcpgen:tool readonly\nfunc Hello(ctx context.Context, in In) (string, error) {\n\treturn \"v1\", nil\n}\n\ntype In struct{ Name string }\n"
+	same := strings.Replace(base, `return "v1", nil`, "// a comment\n\tx := 1\n\t_ = x\n\treturn \"v2\", nil", 1)
+	if string(skeleton([]byte(base))) != string(skeleton([]byte(same))) {
+		t.Errorf("a body edit changed the skeleton:\n%s\n%s", skeleton([]byte(base)), skeleton([]byte(same)))
+	}
+	for _, changed := range []string{
+		strings.Replace(base, "// Hello greets.", "// Hello greets warmly.", 1),
+		strings.Replace(base, "readonly", "idempotent", 1),
+		strings.Replace(base, "in In)", "in *In)", 1),
+		strings.Replace(base, "Name string", "Name, Nick string", 1),
+		base + "\nconst Extra = 1\n",
+		strings.Replace(base, "}\n\ntype", "\ntype", 1), // does not parse: kept whole
+	} {
+		if string(skeleton([]byte(base))) == string(skeleton([]byte(changed))) {
+			t.Errorf("an edit outside bodies kept the skeleton:\n%s", changed)
+		}
 	}
 }

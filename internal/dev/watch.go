@@ -115,6 +115,8 @@ func classify(rel string) changeKind {
 		return changeNone
 	}
 	switch {
+	case strings.HasSuffix(base, "_test.go"):
+		return changeNone // tests are not part of the connector binary
 	case strings.HasSuffix(base, ".go"), base == "go.mod", base == "go.sum", base == "go.work":
 		return changeGo
 	}
