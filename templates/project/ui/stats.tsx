@@ -1,4 +1,4 @@
-//mcpgen:view title="Text statistics"
+//mcpgen:view border title="Text statistics"
 import { useState } from "react";
 import { useApp, useToolData, useToolInput } from "mcpgen/ui";
 import "./stats.css";
