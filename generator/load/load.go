@@ -74,11 +74,15 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 	// Only when something does not compile — perhaps a stale or missing
 	// generated file — load again with the generated files stubbed out, so
 	// that only the user's own mistakes are reported.
-	cfg := &packages.Config{Context: ctx, Mode: Mode, Dir: abs, Fset: prog.Fset}
-	pkgs, err := packages.Load(cfg, "./...")
-	if err != nil || anyErrors(pkgs) {
+	var pkgs []*packages.Package
+	_, statErr := os.Stat(filepath.Join(abs, "mcpgen_gen.go"))
+	if statErr == nil {
+		cfg := &packages.Config{Context: ctx, Mode: Mode, Dir: abs, Fset: prog.Fset}
+		pkgs, err = packages.Load(cfg, "./...")
+	}
+	if statErr != nil || err != nil || anyErrors(pkgs) {
 		prog.Fset = token.NewFileSet()
-		cfg = &packages.Config{Context: ctx, Mode: Mode, Dir: abs, Fset: prog.Fset, Overlay: overlay(abs)}
+		cfg := &packages.Config{Context: ctx, Mode: Mode, Dir: abs, Fset: prog.Fset, Overlay: overlay(abs)}
 		pkgs, err = packages.Load(cfg, "./...")
 	}
 	if err != nil {
