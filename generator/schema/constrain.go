@@ -200,7 +200,11 @@ func (bd *build) apply(fn *node, opts []option, fc *fctx) (hasDefault bool) {
 			continue
 		}
 		if t == nil {
-			bd.errorf(pos, fmt.Sprintf(hintNotApplicable, o.Key, c.applies), "schema-not-applicable", msgNotApplicable,
+			hint := fmt.Sprintf(hintNotApplicable, o.Key, c.applies)
+			if alt := sizeAlternative(o.Key, fn); alt != "" {
+				hint = fmt.Sprintf(hintUseSize, o.Key, alt, jsonKind(fn))
+			}
+			bd.errorf(pos, hint, "schema-not-applicable", msgNotApplicable,
 				o.Key, fc.name, bd.qualify(fn.gtOr()), jsonKind(fn))
 			continue
 		}
@@ -566,4 +570,28 @@ func (bd *build) runChecks(root *node) {
 			bd.errorf(c.pos, hintBadDefault, "schema-bad-"+c.what, msgBadDefault, c.what+" "+string(c.val), c.fc.name, msg)
 		}
 	}
+}
+
+// sizeAlternative names the size constraint a user most likely meant by a
+// numeric bound on a string, array or object ("min=1" on a string means
+// "minLength=1"), or "" when there is none.
+func sizeAlternative(key string, n *node) string {
+	var lo, hi string
+	switch n.jsonType() {
+	case "string":
+		lo, hi = "minLength", "maxLength"
+	case "array":
+		lo, hi = "minItems", "maxItems"
+	case "object":
+		lo, hi = "minProperties", "maxProperties"
+	default:
+		return ""
+	}
+	switch key {
+	case "min", "exclusiveMin":
+		return lo
+	case "max", "exclusiveMax":
+		return hi
+	}
+	return ""
 }

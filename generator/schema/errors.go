@@ -32,6 +32,7 @@ const (
 	hintFlagValue     = "write just %s, or %s=false"
 	msgNotApplicable  = "constraint %q does not apply to field %s of type %s (JSON %s)"
 	hintNotApplicable = "%s applies to %s values; remove it"
+	hintUseSize       = "%s bounds numbers; to bound this field's size write %s=... (it is a JSON %s)"
 	msgBadNumber      = "constraint %s=%q of field %s is not a number"
 	hintBadNumber     = "write a decimal number such as %s=10 or %s=0.5"
 	msgBadCount       = "constraint %s=%q of field %s is not a non-negative integer"
