@@ -131,11 +131,14 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 	}
 	if prog.Root != nil && prog.Root.Name == "main" && module != "github.com/mcpgen/mcpgen" {
 		if rt := prog.Root.Imports[RuntimePath]; rt == nil || len(rt.Errors) > 0 {
-			why := "it is not in the module graph"
+			why, hint := "it is not in the module graph", hintNoRuntime
 			if rt != nil {
 				why, _, _ = strings.Cut(rt.Errors[0].Msg, "; to add it")
+				if !strings.Contains(rt.Errors[0].Msg, "no required module") && !strings.Contains(rt.Errors[0].Msg, "cannot find") {
+					hint = hintBadRuntime
+				}
 			}
-			diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "no-runtime", hintNoRuntime, msgNoRuntime, RuntimePath, why)
+			diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "no-runtime", hint, msgNoRuntime, RuntimePath, why)
 		}
 	}
 	return prog, !(*diags)[before:].HasErrors()
