@@ -107,7 +107,7 @@ func TestLoadWithoutMcpgen(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { _ = mcpgenApp() }\n"), 0o644)
 	var diags diag.List
 	if _, ok := Load(context.Background(), dir, &diags); ok || len(diags) != 1 || diags[0].Code != "no-runtime" ||
-		diags[0].Pos.File != filepath.Join(dir, "go.mod") || !strings.Contains(diags[0].Hint, "go get github.com/mcpgen/mcpgen") {
+		diags[0].Pos.File != filepath.Join(dir, "go.mod") || !strings.Contains(diags[0].Hint, "-replace=github.com/mcpgen/mcpgen=") {
 		t.Fatalf("got %s", diags.Render(dir))
 	}
 }
