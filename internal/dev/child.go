@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -40,7 +39,7 @@ func startChild(bin, dir string, env []string, log io.Writer) (*child, error) {
 	cmd := exec.Command(bin, "--addr", addr)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	ownGroup(cmd)
 	// One pipe for stdout and stderr keeps the connector's lines in order.
 	stderr, pw, err := os.Pipe()
 	if err != nil {
@@ -125,14 +124,13 @@ func (c *child) stop(grace time.Duration) {
 	if c.exited() {
 		return
 	}
-	pgid := c.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	terminate(c.cmd.Process)
 	select {
 	case <-c.done:
 		return
 	case <-time.After(grace):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	kill(c.cmd.Process)
 	<-c.done
 }
 
