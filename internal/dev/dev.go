@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -396,7 +397,7 @@ func (r *runner) startBuild(ctx context.Context, b batch) *buildJob {
 	bctx, cancel := context.WithCancel(ctx)
 	j := &buildJob{
 		b:      b,
-		bin:    filepath.Join(r.tmp, fmt.Sprintf("connector-%d", r.gen)),
+		bin:    filepath.Join(r.tmp, fmt.Sprintf("connector-%d%s", r.gen, exeSuffix())),
 		start:  time.Now(),
 		cancel: cancel,
 		done:   make(chan diag.List, 1),
@@ -557,4 +558,12 @@ func round(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
+}
+
+// exeSuffix is what the platform's executables end with.
+func exeSuffix() string {
+	if goruntime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
 }
