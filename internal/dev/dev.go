@@ -99,10 +99,12 @@ type runner struct {
 	// sent only for the rebuilds after it.
 	serving bool
 
-	mu      sync.Mutex
-	current *child // the serving connector process
-	started time.Time
-	backoff time.Duration
+	wg       sync.WaitGroup // retiring connectors
+	mu       sync.Mutex
+	retiring map[*conn]bool // replaced connectors finishing their calls
+	current  *child         // the serving connector process
+	started  time.Time
+	backoff  time.Duration
 }
 
 func newRunner(opts Options) (*runner, error) {
@@ -138,11 +140,12 @@ func newRunner(opts Options) (*runner, error) {
 	}
 	evs := make(chan event, 16)
 	r := &runner{
-		opts:  opts,
-		dir:   dir,
-		out:   &term{w: opts.Stdout, errw: opts.Stderr, root: dir},
-		front: newFront(filepath.Base(dir)+" (mcpgen dev)", "dev", evs),
-		evs:   evs,
+		retiring: map[*conn]bool{},
+		opts:     opts,
+		dir:      dir,
+		out:      &term{w: opts.Stdout, errw: opts.Stderr, root: dir},
+		front:    newFront(filepath.Base(dir)+" (mcpgen dev)", "dev", evs),
+		evs:      evs,
 	}
 	if r.opts.Builder == nil {
 		b, err := defaultBuilder(dir)
@@ -185,28 +188,40 @@ func (r *runner) run(ctx context.Context) (err error) {
 		return fmt.Errorf("watching %s: %w", r.dir, err)
 	}
 	defer wa.Close()
-
-	r.out.banner(r.dir)
-	r.rebuildViews(ctx, batch{kind: changeView}, true)
-	first := r.startBuild(ctx, batch{kind: changeGo})
-	r.finishBuild(ctx, first, <-first.done)
-	r.out.ready(url, r.opts.AllowHosts)
-	r.serving = true
-	if r.opts.Ready != nil {
-		r.opts.Ready(url)
-	}
 	defer func() {
+		// Stop every connector: the serving one, and those still finishing
+		// their calls after a swap.
 		r.mu.Lock()
 		c := r.current
+		var old []*conn
+		for p := range r.retiring {
+			old = append(old, p)
+		}
 		r.mu.Unlock()
+		for _, p := range old {
+			go p.child.stop(time.Second)
+		}
 		if c != nil {
 			c.stop(2 * time.Second)
 		}
+		r.wg.Wait()
 		if r.views != nil {
 			r.views.Close()
 		}
 	}()
 
+	r.out.banner(r.dir)
+	r.rebuildViews(ctx, batch{kind: changeView}, true)
+	first := r.startBuild(ctx, batch{kind: changeGo})
+	r.finishBuild(ctx, first, <-first.done)
+	if ctx.Err() != nil {
+		return nil
+	}
+	r.out.ready(url, r.opts.AllowHosts)
+	r.serving = true
+	if r.opts.Ready != nil {
+		r.opts.Ready(url)
+	}
 	var (
 		restart <-chan time.Time
 		job     *buildJob // the build running, if any
@@ -410,6 +425,9 @@ func (r *runner) startBuild(ctx context.Context, b batch) *buildJob {
 // new connector and swaps it in.
 func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) {
 	j.cancel()
+	if ctx.Err() != nil {
+		return // stopping: the build was cancelled, not broken
+	}
 	if diags.HasErrors() {
 		r.out.diags(diags)
 		if r.hasCurrent() {
@@ -484,7 +502,17 @@ func (r *runner) start(ctx context.Context, bin, kind string, files []string, st
 	r.started = time.Now()
 	r.mu.Unlock()
 	if prev != nil {
-		go prev.retire(10 * time.Second)
+		r.mu.Lock()
+		r.retiring[prev] = true
+		r.mu.Unlock()
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			prev.retire(10 * time.Second)
+			r.mu.Lock()
+			delete(r.retiring, prev)
+			r.mu.Unlock()
+		}()
 	}
 	phases := ""
 	if kind == "go" {
