@@ -1,9 +1,12 @@
 package dev
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -128,5 +131,73 @@ func TestSkeleton(t *testing.T) {
 		if string(skeleton([]byte(base))) == string(skeleton([]byte(changed))) {
 			t.Errorf("an edit outside bodies kept the skeleton:\n%s", changed)
 		}
+	}
+}
+
+// TestWatcher drives the real watcher with file operations: a burst is one
+// batch, a directory created later is watched, and editor droppings and
+// generated files are ignored.
+func TestWatcher(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, s string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module x\n")
+	wa, err := newWatcher(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wa.Close()
+	// expect reads batches until it has seen exactly the files want (a
+	// slow machine may split one save into two batches).
+	expect := func(kind changeKind, want ...string) {
+		t.Helper()
+		seen := map[string]bool{}
+		for len(seen) < len(want) {
+			select {
+			case b := <-wa.out:
+				if b.kind != kind {
+					t.Fatalf("batch %+v, want kind %v", b, kind)
+				}
+				for _, f := range b.files {
+					if !slices.Contains(want, f) {
+						t.Fatalf("batch %+v has %s, want only %v", b, f, want)
+					}
+					seen[f] = true
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no batch with %v", want)
+			}
+		}
+	}
+
+	// One save as editors do it: a temp file, a backup, the file itself.
+	write("4913", "")
+	write("main.go~", "old")
+	write(".main.go.swp", "swap")
+	write("mcpgen_gen.go", "package main")
+	write("main.go", "package main")
+	write("main.go", "package main\n")
+	expect(changeGo, "main.go")
+
+	// A new directory and a file in it, then a view.
+	write("orders/orders.go", "package orders")
+	expect(changeGo, "orders/orders.go")
+	write("ui/card.tsx", "export default 1")
+	expect(changeView, "ui/card.tsx")
+	write("node_modules/react/index.js", "")
+	write("ui/mcpgen.d.ts", "")
+	write("main_test.go", "package main")
+	select {
+	case b := <-wa.out:
+		t.Fatalf("unexpected batch %+v", b)
+	case <-time.After(300 * time.Millisecond):
 	}
 }
