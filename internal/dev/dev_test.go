@@ -397,6 +397,25 @@ func TestSessionSurvivesEdits(t *testing.T) {
 		}
 	}
 
+	// A bundle error: shown at its position, the last good view serves.
+	edit(t, dir, "ui/card.tsx", "return <div", "return <div <")
+	if e := ds.wait(t, "views"); e.OK {
+		t.Fatal("a broken view bundled")
+	}
+	if out := ds.out.String(); !regexp.MustCompile(`ui/card\.tsx:\d+:\d+: `).MatchString(out) {
+		t.Fatalf("the bundle error has no position:\n%s", out)
+	}
+	if got := readText(t, cs, uri2); !strings.Contains(got, "card v2") {
+		t.Fatalf("the last good view is not served")
+	}
+	edit(t, dir, "ui/card.tsx", "return <div <", "return <div")
+	if e := ds.wait(t, "views"); !e.OK {
+		t.Fatal("the fixed view did not bundle")
+	}
+	if got := viewURI(t, tool(t, cs, "greet")); got != uri2 {
+		t.Fatalf("the fixed view (same bundle) has a new URI %q, want %q", got, uri2)
+	}
+
 	// A Go edit: new input schema, new handler, same session.
 	n.drain()
 	edit(t, dir, "main.go", "Name string `json:\"name\"`", "Name string `json:\"name\"`\n\tLoud bool `json:\"loud,omitempty\"`")
