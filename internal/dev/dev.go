@@ -41,13 +41,13 @@ type Options struct {
 	// connector's own output. Nil discards.
 	Stdout, Stderr io.Writer
 
-	// Builder builds the connector binary; nil builds with `go build`.
+	// Builder builds the connector binary. Nil: the shared pipeline
+	// (generate, then go build) for a project that requires mcpgen, plain
+	// `go build` for any other Go MCP server taking --addr.
 	Builder Builder
-	// Views makes the project's view bundler; nil uses package bundler.
+	// Views makes the project's view bundler; nil uses package bundler,
+	// which resolves react from the project's node_modules.
 	Views ViewsFunc
-	// NodePaths are extra node_modules directories where views' bare
-	// imports (react, react-dom) are looked up after the project's own.
-	NodePaths []string
 	// Env is extra environment for the connector process.
 	Env []string
 	// Ready, when set, is called once with the front's URL after the first
@@ -118,7 +118,7 @@ func newRunner(opts Options) (*runner, error) {
 		opts.Addr = "127.0.0.1:8080"
 	}
 	if opts.Views == nil {
-		opts.Views = bundlerViews(opts.NodePaths)
+		opts.Views = bundlerViews
 	}
 	if env := os.Getenv("MCPGEN_DEV_ALLOW_HOST"); env != "" {
 		for _, h := range strings.Split(env, ",") {

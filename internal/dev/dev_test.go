@@ -42,6 +42,10 @@ func copyDir(t testing.TB, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What `npm install` would put there: React for the views.
+	if err := os.Symlink(testenv.NodeModules(t, "react", "react-dom"), filepath.Join(dst, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
 	return dst
 }
 
@@ -93,13 +97,12 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 	ds := &devServer{events: make(chan dev.Event, 64), out: &syncBuffer{}}
 	ready := make(chan string, 1)
 	opts := dev.Options{
-		NodePaths: []string{testenv.NodeModules(t, "react", "react-dom")},
-		Dir:       dir,
-		Addr:      "127.0.0.1:0",
-		Stdout:    ds.out,
-		Stderr:    ds.out,
-		Ready:     func(u string) { ready <- u },
-		Events:    func(e dev.Event) { ds.events <- e },
+		Dir:    dir,
+		Addr:   "127.0.0.1:0",
+		Stdout: ds.out,
+		Stderr: ds.out,
+		Ready:  func(u string) { ready <- u },
+		Events: func(e dev.Event) { ds.events <- e },
 	}
 	if extra != nil {
 		extra(&opts)

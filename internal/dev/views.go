@@ -26,25 +26,23 @@ const viewMIME = "text/html;profile=mcp-app"
 
 // bundlerViews makes the project's view bundler (package bundler), or
 // nil when it has no views yet.
-func bundlerViews(nodePaths []string) ViewsFunc {
-	return func(dir string) (Views, error) {
-		entries, err := bundler.Discover(dir)
-		if err != nil {
-			var le *diag.ListError
-			if errors.As(err, &le) {
-				// Let Rebuild report the problems with their positions.
-				entries = append(entries, bundler.Entry{})
-			} else {
-				return nil, err
-			}
-		}
-		if len(entries) == 0 {
-			return nil, nil
-		}
-		b, err := bundler.New(bundler.Options{Dir: dir, NodePaths: nodePaths})
-		if err != nil {
+func bundlerViews(dir string) (Views, error) {
+	entries, err := bundler.Discover(dir)
+	if err != nil {
+		var le *diag.ListError
+		if errors.As(err, &le) {
+			// Let Rebuild report the problems with their positions.
+			entries = append(entries, bundler.Entry{})
+		} else {
 			return nil, err
 		}
-		return b, nil
 	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	b, err := bundler.New(bundler.Options{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
