@@ -19,9 +19,15 @@ func devCommand() *ucli.Command {
 			"error is printed at file:line:col and the last good build keeps serving.\n\n" +
 			"Examples:\n" +
 			"  mcpgen dev                                serve the current directory at 127.0.0.1:8080\n" +
-			"  mcpgen dev ./acme --addr 127.0.0.1:9000   another project and address",
+			"  mcpgen dev ./acme --addr 127.0.0.1:9000   another project and address\n" +
+			"  mcpgen dev --allow-host abc.trycloudflare.com\n" +
+			"                                            also admit requests through a tunnel with that name",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen on `HOST:PORT`"},
+			&ucli.StringSliceFlag{
+				Name:  "allow-host",
+				Usage: "also accept requests whose Host or Origin is `NAME` (a tunnel's public host name; *.example.com for subdomains); repeatable, or $MCPGEN_DEV_ALLOW_HOST, comma-separated",
+			},
 		},
 		Action: runDev,
 	}
@@ -37,10 +43,11 @@ func runDev(c *ucli.Context) error {
 		return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
 	}
 	err = dev.Run(c.Context, dev.Options{
-		Dir:    dir,
-		Addr:   addr,
-		Stdout: c.App.Writer,
-		Stderr: c.App.ErrWriter,
+		Dir:        dir,
+		Addr:       addr,
+		AllowHosts: c.StringSlice("allow-host"),
+		Stdout:     c.App.Writer,
+		Stderr:     c.App.ErrWriter,
 	})
 	if err != nil && c.Context.Err() != nil {
 		return nil // interrupted: the normal way to stop the dev server
