@@ -10,9 +10,11 @@
 package browsertest
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -123,7 +125,18 @@ func ServeURL(t testing.TB, mcpURL string) *httptest.Server {
 		},
 		FlushInterval: -1, // server-sent events pass through at once
 	}
-	return Serve(t, proxy)
+	return Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The request body is read in full before it is forwarded: streamed
+		// from the browser's connection, an occasional POST hung and the
+		// event stream beside it broke ("use of closed network connection").
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		proxy.ServeHTTP(w, r)
+	}))
 }
 
 // Scenario is one visit of the host page.
