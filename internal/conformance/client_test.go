@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -26,9 +27,9 @@ type goClient struct {
 	updated  chan string
 }
 
-// connect opens a go-sdk client session on url. The client answers
+// connect opens a go-sdk client session over transport. The client answers
 // sampling with "Paris" and accepts every elicitation with answer(params).
-func connect(t *testing.T, ctx context.Context, url string, answer func(*mcp.ElicitParams) map[string]any) *goClient {
+func connect(t *testing.T, ctx context.Context, transport mcp.Transport, answer func(*mcp.ElicitParams) map[string]any) *goClient {
 	t.Helper()
 	c := &goClient{updated: make(chan string, 16)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpgen-conformance", Version: "1.0.0"}, &mcp.ClientOptions{
@@ -58,7 +59,7 @@ func connect(t *testing.T, ctx context.Context, url string, answer func(*mcp.Eli
 			c.updated <- req.Params.URI
 		},
 	})
-	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -110,7 +111,7 @@ func TestGoClient(t *testing.T) {
 		"Please make your choices": {"untitledSingle": "option2", "titledSingle": "value3", "legacyEnum": "opt1",
 			"untitledMulti": []string{"option1", "option3"}, "titledMulti": []string{"value2"}},
 	}
-	c := connect(t, ctx, url, func(p *mcp.ElicitParams) map[string]any { return answers[p.Message] })
+	c := connect(t, ctx, &mcp.StreamableClientTransport{Endpoint: url}, func(p *mcp.ElicitParams) map[string]any { return answers[p.Message] })
 
 	t.Run("tools", func(t *testing.T) {
 		res, err := c.ListTools(ctx, nil)
@@ -365,6 +366,58 @@ func TestGoClient(t *testing.T) {
 			t.Errorf("test_reconnection = %q", got)
 		}
 	})
+}
+
+// TestGoClientStdio runs the server-to-client features over --stdio, where
+// the binary is the client's child process and stdout carries only JSON-RPC.
+func TestGoClientStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds examples/everything; skipped in -short mode")
+	}
+	bin := everythingBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stderr syncBuffer
+	cmd := exec.Command(bin, "--stdio")
+	cmd.Stderr = &stderr
+	c := connect(t, ctx, &mcp.CommandTransport{Command: cmd}, func(*mcp.ElicitParams) map[string]any {
+		return map[string]any{"username": "gopher", "email": "gopher@example.com"}
+	})
+	defer func() {
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	}()
+
+	if got := c.call(t, ctx, &mcp.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": "Capital of France?"}}); got != "LLM response: Paris" {
+		t.Errorf("test_sampling = %q, want %q", got, "LLM response: Paris")
+	}
+	if got := c.call(t, ctx, &mcp.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "Who are you?"}}); !strings.Contains(got, "gopher@example.com") {
+		t.Errorf("test_elicitation = %q, want the accepted answer", got)
+	}
+	// Over stdio the go-sdk speaks MCP 2026-07-28, where the log level
+	// travels in each request's _meta instead of logging/setLevel.
+	if v := c.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		if err := c.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	params := &mcp.CallToolParams{Name: "test_tool_with_logging", Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
+	c.call(t, ctx, params)
+	params = &mcp.CallToolParams{Name: "test_tool_with_progress"}
+	params.SetProgressToken(7)
+	c.call(t, ctx, params)
+	waitFor(t, "3 log messages and 3 progress notifications", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.logs) >= 3 && len(c.progress) >= 3
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// The token keeps its JSON type: a number stays a number.
+	if tok := c.progress[0].ProgressToken; tok != 7.0 && tok != 7 && tok != int64(7) {
+		t.Errorf("progress token = %#v, want the number 7", tok)
+	}
 }
 
 // waitFor polls cond for up to 5 seconds: notifications may arrive just
