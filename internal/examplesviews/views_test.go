@@ -45,8 +45,8 @@ type viewTest struct {
 	// Dark are played in the dark theme; shot as for Steps.
 	Dark func(shot string) []browsertest.Step
 	// Check looks at what the light run saw, beyond the checks every view
-	// gets.
-	Check func(t *testing.T, res browsertest.Result)
+	// gets; DarkCheck at what the dark run saw.
+	Check, DarkCheck func(t *testing.T, res browsertest.Result)
 }
 
 var scenarios = map[string]viewTest{
@@ -83,6 +83,20 @@ var salesDashboard = viewTest{
 			{WaitText: "By region", WaitEvent: "size-changed", Count: 3},
 			{WaitText: "West"},
 			{Screenshot: shot},
+			// Regrouping refreshes the open drill-down too.
+			{Click: "Week", WaitText: "Revenue by week"},
+			{WaitText: "W51"},
+		}
+	},
+	DarkCheck: func(t *testing.T, res browsertest.Result) {
+		for _, w := range []string{"Revenue by week", "W51", "ESP-200 · Machines · list price $329.00", "Burr grinder"} {
+			if !strings.Contains(res.Text, w) {
+				t.Errorf("the dark run does not show %q", w)
+			}
+		}
+		// Regrouping kept the three products the tool was asked for.
+		if strings.Contains(res.Text, "House blend beans, 1 kg") {
+			t.Error("after regrouping, the table shows a fourth product")
 		}
 	},
 	Check: func(t *testing.T, res browsertest.Result) {
@@ -250,6 +264,12 @@ func testExample(t *testing.T, dir string) {
 			}
 			if dark.Theme != "dark" || dark.Background != "#1f1f1e" {
 				t.Errorf("dark host context not applied: data-theme %q, --color-background-primary %q", dark.Theme, dark.Background)
+			}
+			if vt.DarkCheck != nil {
+				vt.DarkCheck(t, dark)
+			}
+			if t.Failed() {
+				t.Logf("what the host saw (dark):\n%s", dark.Report())
 			}
 		})
 	}

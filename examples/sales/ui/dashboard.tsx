@@ -1,7 +1,7 @@
 //mcpgen:view border title="Sales dashboard"
 //mcpgen:view description="Revenue, orders and best sellers of the coffee shop, with a drill-down into each product"
 import { useEffect, useMemo, useRef, useState } from "react";
-import { useApp, useDisplayMode, useHostContext, useToolData } from "mcpgen/ui";
+import { useApp, useDisplayMode, useHostContext, useToolData, useToolInput } from "mcpgen/ui";
 import "./dashboard.css";
 
 type Summary = SummarizeSalesOutput;
@@ -296,6 +296,7 @@ function DetailPanel({ detail, onClose }: { detail: Detail; onClose: () => void 
 
 export default function Dashboard() {
   const first = useToolData<Summary>();
+  const input = useToolInput<SummarizeSalesInput>();
   const host = useHostContext();
   const mode = useDisplayMode();
   const app = useApp();
@@ -336,7 +337,7 @@ export default function Dashboard() {
       from: current.from,
       to: current.to,
       groupBy,
-      top: Math.max(5, current.topProducts?.length ?? 5),
+      top: input?.top ?? 5,
     });
     if (!next) return;
     setSummary(next);
