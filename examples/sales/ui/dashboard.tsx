@@ -71,7 +71,7 @@ function Chart({ points, kind, height = 180 }: { points: Point[]; kind: "bar" | 
   const [ref, width] = useWidth(520);
   const [hover, setHover] = useState<number>();
   const max = Math.max(0, ...points.map((p) => p.revenue));
-  const ys = ticks(max);
+  const ys = ticks(max, height > 150 ? 5 : 3);
   const top = ys[ys.length - 1] || 1;
   const left = 46;
   const bottom = 22;
