@@ -460,152 +460,51 @@ func (f *front) sync() changes {
 	for _, t := range snap.tools {
 		want[t.Name] = f.relink(t)
 	}
-	var gone []string
-	for name := range f.tools {
-		if _, ok := want[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
-		sort.Strings(gone)
-		f.srv.RemoveTools(gone...)
-		for _, n := range gone {
-			delete(f.tools, n)
-		}
-		ch.removed = append(ch.removed, gone...)
-	}
-	for _, name := range sortedKeys(want) {
-		t := want[name]
-		j := jsonOf(t)
-		old, had := f.tools[name]
-		if had && old == j {
-			continue
-		}
-		if err := addTool(f.srv, t, f.callTool); err != nil {
-			ch.removed = append(ch.removed, name+" ("+err.Error()+")")
-			continue
-		}
-		f.tools[name] = j
-		if had {
-			ch.changed = append(ch.changed, name)
-		} else {
-			ch.added = append(ch.added, name)
-		}
-	}
+	reconcile(&ch, f.tools, want, f.srv.RemoveTools, func(t *mcp.Tool) error {
+		return addTool(f.srv, t, f.callTool)
+	})
 
 	// Resources: the connector's, except the views the front serves itself.
 	wantRes := map[string]*mcp.Resource{}
-	handlers := map[string]mcp.ResourceHandler{}
+	viewURIs := map[string]bool{}
 	for _, r := range snap.resources {
 		if _, ok := f.views[viewName(r.URI)]; ok {
 			continue
 		}
 		wantRes[r.URI] = r
-		handlers[r.URI] = f.readResource
 	}
 	for _, v := range f.views {
 		wantRes[v.URI] = viewResource(v)
-		handlers[v.URI] = f.readView
+		viewURIs[v.URI] = true
 	}
-	gone = gone[:0]
-	for uri := range f.res {
-		if _, ok := wantRes[uri]; !ok {
-			gone = append(gone, uri)
-		}
-	}
-	if len(gone) > 0 {
-		sort.Strings(gone)
-		f.srv.RemoveResources(gone...)
-		for _, u := range gone {
-			delete(f.res, u)
-		}
-		ch.removed = append(ch.removed, gone...)
-	}
-	for _, uri := range sortedKeys(wantRes) {
-		r := wantRes[uri]
-		j := jsonOf(r)
-		old, had := f.res[uri]
-		if had && old == j {
-			continue
-		}
-		f.srv.AddResource(r, handlers[uri])
-		f.res[uri] = j
-		if had {
-			ch.changed = append(ch.changed, uri)
+	reconcile(&ch, f.res, wantRes, f.srv.RemoveResources, func(r *mcp.Resource) error {
+		if viewURIs[r.URI] {
+			f.srv.AddResource(r, f.readView)
 		} else {
-			ch.added = append(ch.added, uri)
+			f.srv.AddResource(r, f.readResource)
 		}
-	}
+		return nil
+	})
 
 	// Resource templates.
 	wantT := map[string]*mcp.ResourceTemplate{}
 	for _, t := range snap.templates {
 		wantT[t.URITemplate] = t
 	}
-	gone = gone[:0]
-	for u := range f.tmpl {
-		if _, ok := wantT[u]; !ok {
-			gone = append(gone, u)
-		}
-	}
-	if len(gone) > 0 {
-		sort.Strings(gone)
-		f.srv.RemoveResourceTemplates(gone...)
-		for _, u := range gone {
-			delete(f.tmpl, u)
-		}
-		ch.removed = append(ch.removed, gone...)
-	}
-	for _, u := range sortedKeys(wantT) {
-		t := wantT[u]
-		j := jsonOf(t)
-		old, had := f.tmpl[u]
-		if had && old == j {
-			continue
-		}
+	reconcile(&ch, f.tmpl, wantT, f.srv.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) error {
 		f.srv.AddResourceTemplate(t, f.readResource)
-		f.tmpl[u] = j
-		if had {
-			ch.changed = append(ch.changed, u)
-		} else {
-			ch.added = append(ch.added, u)
-		}
-	}
+		return nil
+	})
 
 	// Prompts.
 	wantP := map[string]*mcp.Prompt{}
 	for _, p := range snap.prompts {
 		wantP[p.Name] = p
 	}
-	gone = gone[:0]
-	for n := range f.proms {
-		if _, ok := wantP[n]; !ok {
-			gone = append(gone, n)
-		}
-	}
-	if len(gone) > 0 {
-		sort.Strings(gone)
-		f.srv.RemovePrompts(gone...)
-		for _, n := range gone {
-			delete(f.proms, n)
-		}
-		ch.removed = append(ch.removed, gone...)
-	}
-	for _, n := range sortedKeys(wantP) {
-		p := wantP[n]
-		j := jsonOf(p)
-		old, had := f.proms[n]
-		if had && old == j {
-			continue
-		}
+	reconcile(&ch, f.proms, wantP, f.srv.RemovePrompts, func(p *mcp.Prompt) error {
 		f.srv.AddPrompt(p, f.getPrompt)
-		f.proms[n] = j
-		if had {
-			ch.changed = append(ch.changed, n)
-		} else {
-			ch.added = append(ch.added, n)
-		}
-	}
+		return nil
+	})
 	return ch
 }
 
@@ -843,6 +742,45 @@ func (f *front) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) er
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// reconcile brings one list of the front server (have: key → the JSON last
+// registered) in line with want, touching only what changed so that hosts
+// see list_changed for real changes only, and records what it did in ch.
+// An item add refuses is reported as removed, with the reason.
+func reconcile[T any](ch *changes, have map[string]string, want map[string]T, remove func(...string), add func(T) error) {
+	var gone []string
+	for key := range have {
+		if _, ok := want[key]; !ok {
+			gone = append(gone, key)
+		}
+	}
+	if len(gone) > 0 {
+		sort.Strings(gone)
+		remove(gone...)
+		for _, key := range gone {
+			delete(have, key)
+		}
+		ch.removed = append(ch.removed, gone...)
+	}
+	for _, key := range sortedKeys(want) {
+		item := want[key]
+		j := jsonOf(item)
+		old, had := have[key]
+		if had && old == j {
+			continue
+		}
+		if err := add(item); err != nil {
+			ch.removed = append(ch.removed, key+" ("+err.Error()+")")
+			continue
+		}
+		have[key] = j
+		if had {
+			ch.changed = append(ch.changed, key)
+		} else {
+			ch.added = append(ch.added, key)
+		}
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
