@@ -216,39 +216,12 @@ func parseViewOptions(meta *ir.ViewMeta, text string, i int, pos func(int) diag.
 // it is close enough to be a likely misspelling.
 func suggest(got string, valid []string, hintFmt string) string {
 	hint := fmt.Sprintf(hintFmt, strings.Join(valid, ", "))
-	best, bestD := "", 1<<30
-	for _, v := range valid {
-		d := distance(strings.ToLower(got), strings.ToLower(v))
-		if d < bestD {
-			best, bestD = v, d
-		}
-	}
-	if best != "" && bestD <= max(2, len(got)/3) {
+	if best := diag.Closest(got, valid); best != "" {
 		return fmt.Sprintf("did you mean %q? %s", best, hint)
 	}
 	return hint
 }
 
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 func splitList(s string) []string {
 	var out []string

@@ -253,54 +253,12 @@ func kindList() string { return strings.Join(kindNames(), ", ") }
 // didYouMean returns ` (did you mean "x"?)`-style text for the closest of
 // candidates, or "" when none is close.
 func didYouMean(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := distance(strings.ToLower(s), c)
-		if d < bestD {
-			best, bestD = c, d
-		}
+	if best := diag.Closest(s, candidates); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
 	}
-	limit := 2
-	if len(s) <= 3 {
-		limit = 1
-	}
-	if best == "" || bestD > limit {
-		// A prefix such as "read" for "readonly" is close too.
-		for _, c := range candidates {
-			if len(s) >= 3 && strings.HasPrefix(c, strings.ToLower(s)) {
-				return fmt.Sprintf("; did you mean %q?", c)
-			}
-		}
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return ""
 }
 
-// distance is the Damerau (optimal string alignment) edit distance, so a
-// swapped pair of letters ("raedonly") counts as one edit.
-func distance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
 
 func sortedKeys(m map[string]optSpec) []string {
 	var s []string

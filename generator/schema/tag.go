@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/generator/diag"
 )
 
 // option is one constraint of an mcpgen struct tag: name or name=value.
@@ -238,40 +240,8 @@ var jsonTypes = []string{"array", "boolean", "integer", "number", "object", "str
 
 // didYouMean returns `; did you mean "x"?` for the closest candidate, or "".
 func didYouMean(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	ls := strings.ToLower(s)
-	for _, c := range candidates {
-		d := levenshtein(ls, strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
+	if best := diag.Closest(s, candidates); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
 	}
-	limit := 2
-	if len(s) <= 3 {
-		limit = 1
-	}
-	if best == "" || bestD > limit {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }

@@ -265,41 +265,6 @@ func suggest(word string, candidates []string) string {
 	return ""
 }
 
-// closest returns the candidate at most two edits away from word (the
-// nearest one), or "".
-func closest(word string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := editDistance(word, c); d < bestDist && d < len(c) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
+// closest returns the candidate word most likely misspells, or "".
+func closest(word string, candidates []string) string { return diag.Closest(word, candidates) }
 
-// editDistance is the Levenshtein distance between a and b, counting a
-// transposition of neighbours as one edit.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range rb {
-		d[0][j+1] = j + 1
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
