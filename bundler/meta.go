@@ -222,7 +222,6 @@ func suggest(got string, valid []string, hintFmt string) string {
 	return hint
 }
 
-
 func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {

@@ -259,7 +259,6 @@ func didYouMean(s string, candidates []string) string {
 	return ""
 }
 
-
 func sortedKeys(m map[string]optSpec) []string {
 	var s []string
 	for k := range m {

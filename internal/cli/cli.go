@@ -267,4 +267,3 @@ func suggest(word string, candidates []string) string {
 
 // closest returns the candidate word most likely misspells, or "".
 func closest(word string, candidates []string) string { return diag.Closest(word, candidates) }
-
