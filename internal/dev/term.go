@@ -74,7 +74,7 @@ func (t *term) views(views []ir.View, d time.Duration) {
 	for _, v := range views {
 		names = append(names, fmt.Sprintf("%s (%s)", v.Name, size(len(v.HTML))))
 	}
-	t.line("✓ bundled %d view(s) in %s: %s", len(views), round(d), strings.Join(names, ", "))
+	t.line("✓ bundled %s in %s: %s", count(len(views), "view"), round(d), strings.Join(names, ", "))
 }
 
 func (t *term) viewSwap(views []ir.View, old []string, ch changes, d time.Duration) {
@@ -118,8 +118,8 @@ func (t *term) swapped(kind string, built time.Duration, phases string, total ti
 		}
 		timing = fmt.Sprintf("in %s (%s)", round(total), phases)
 	}
-	summary := fmt.Sprintf("%d tools, %d resources, %d templates, %d prompts",
-		len(snap.tools), len(snap.resources), len(snap.templates), len(snap.prompts))
+	summary := strings.Join([]string{count(len(snap.tools), "tool"), count(len(snap.resources), "resource"),
+		count(len(snap.templates), "template"), count(len(snap.prompts), "prompt")}, ", ")
 	if first {
 		t.line("✓ %s %s: %s", what, timing, summary)
 		return
@@ -182,4 +182,12 @@ func dedupe(root string, l diag.List) diag.List {
 		out = append(out, d)
 	}
 	return out
+}
+
+// count renders n with its noun: "1 tool", "3 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
