@@ -67,6 +67,11 @@ func startChild(bin, dir string, env []string, log io.Writer) (*child, error) {
 				c.tail = c.tail[len(c.tail)-20:]
 			}
 			c.mu.Unlock()
+			if strings.HasSuffix(line, " at "+c.url()) {
+				// The connector announcing its private address: hosts must
+				// connect to the front, or lose their session on reload.
+				continue
+			}
 			fmt.Fprintf(log, "  │ %s\n", line)
 		}
 	}()
