@@ -40,7 +40,11 @@ func bundlerViews(dir string) (Views, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	b, err := bundler.New(bundler.Options{Dir: dir})
+	// Minified like mcpgen generate's bundles: the dev loop writes them into
+	// mcpgen_views_gen.go when it regenerates, and a dev session must leave
+	// the same generated files as mcpgen generate (or --check fails after
+	// it). esbuild minifies in a few milliseconds.
+	b, err := bundler.New(bundler.Options{Dir: dir, Minify: true})
 	if err != nil {
 		return nil, err
 	}
