@@ -122,7 +122,8 @@ func (b *PipelineBuilder) setPhases(format string, args ...any) {
 
 // NewPipelineBuilder opens the project at dir.
 func NewPipelineBuilder(dir string) (*PipelineBuilder, error) {
-	p, err := pipeline.Open(pipeline.Options{Dir: dir})
+	// Minified, as mcpgen generate writes them: see bundlerViews.
+	p, err := pipeline.Open(pipeline.Options{Dir: dir, Minify: true})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/internal/pipeline"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 	"github.com/mcpgen/mcpgen/templates"
 )
@@ -175,5 +176,14 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("session lost: %v", err)
+	}
+
+	// A dev session leaves the generated files mcpgen generate would write.
+	rep, err := pipeline.Generate(ctx, pipeline.Options{Dir: dir, Minify: true}, pipeline.GenerateOptions{Check: true})
+	if err != nil {
+		t.Fatalf("generate --check after the dev session: %v", err)
+	}
+	if len(rep.Changed) > 0 {
+		t.Fatalf("after the dev session, mcpgen generate --check reports stale files: %v", rep.Changed)
 	}
 }
