@@ -35,6 +35,8 @@ const (
 //	title=Name, description=..., default=VALUE, format=email|uri|date|date-time,
 //	min=N, max=N, minLength=N, maxLength=N,
 //	enum=a|b|c  or, with display titles, enum=a:Alpha|b:Beta
+//	enumNames=Alpha|Beta|Gamma  (beside enum=a|b|c: the legacy titled form,
+//	                             for clients from before oneOf titles)
 //
 // For example:
 //
@@ -181,7 +183,7 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 	p["type"] = kind
 	hasDefault := false
 	var enum []string
-	var titles []string
+	var titles, names []string
 	titled := false
 	for _, opt := range splitTag(f.Tag.Get("mcpgen")) {
 		key, val, _ := strings.Cut(opt, "=")
@@ -212,6 +214,8 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 				titles = append(titles, title)
 				titled = titled || ok
 			}
+		case "enumNames":
+			names = strings.Split(val, "|")
 		case "default":
 			hasDefault = true
 			switch kind {
@@ -240,11 +244,26 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 			}
 		case "":
 		default:
-			return nil, false, bad("unknown mcpgen tag option %q; valid: title, description, default, format, min, max, minLength, maxLength, enum", key)
+			return nil, false, bad("unknown mcpgen tag option %q; valid: title, description, default, format, min, max, minLength, maxLength, enum, enumNames", key)
 		}
 	}
 	if kind == "array" && len(enum) == 0 {
 		return nil, false, bad("a []string field needs enum=a|b|c (elicitation offers multi-select only)")
+	}
+	if names != nil {
+		// The legacy form of a titled single-select list: enum plus
+		// enumNames, for clients from before oneOf titles (SEP-1330).
+		switch {
+		case kind != "string":
+			return nil, false, bad("enumNames needs a string field; for a titled multi-select write enum=a:Alpha|b:Beta")
+		case len(enum) == 0 || titled:
+			return nil, false, bad("enumNames needs enum=a|b|c with plain values beside it (or write titles as enum=a:Alpha|b:Beta instead)")
+		case len(names) != len(enum):
+			return nil, false, bad("enumNames has %d names for %d enum values; give one name per value", len(names), len(enum))
+		}
+		p["enum"] = enum
+		p["enumNames"] = names
+		return p, hasDefault, nil
 	}
 	if len(enum) > 0 {
 		if kind != "string" && kind != "array" {

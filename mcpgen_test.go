@@ -89,12 +89,47 @@ func TestElicitSchemaErrors(t *testing.T) {
 		{reflect.TypeFor[struct {
 			S string `mcpgen:"format=ipv4"`
 		}](), "format=ipv4: elicitation allows format on string fields only"},
+		{reflect.TypeFor[struct {
+			S string `mcpgen:"enum=a|b,enumNames=A"`
+		}](), "enumNames has 1 names for 2 enum values"},
+		{reflect.TypeFor[struct {
+			S []string `mcpgen:"enum=a|b,enumNames=A|B"`
+		}](), "enumNames needs a string field"},
 	} {
 		_, err := buildElicitSchema(tc.t)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.t, err, tc.want)
 		}
 	}
+	// Each form of choice: plain, titled (oneOf), legacy titled (enumNames),
+	// multi-select plain and titled.
+	type choices struct {
+		Plain  string   `json:"plain" mcpgen:"enum=a|b"`
+		Titled string   `json:"titled" mcpgen:"enum=a:Alpha|b:Beta"`
+		Legacy string   `json:"legacy" mcpgen:"enum=a|b,enumNames=Alpha|Beta"`
+		Multi  []string `json:"multi" mcpgen:"enum=a|b"`
+		MultiT []string `json:"multiT" mcpgen:"enum=a:Alpha|b:Beta"`
+	}
+	got, err := buildElicitSchema(reflect.TypeFor[choices]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sch struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(got, &sch)
+	for name, want := range map[string]string{
+		"plain":  `{"enum":["a","b"],"type":"string"}`,
+		"titled": `{"oneOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"Beta"}],"type":"string"}`,
+		"legacy": `{"enum":["a","b"],"enumNames":["Alpha","Beta"],"type":"string"}`,
+		"multi":  `{"items":{"enum":["a","b"],"type":"string"},"type":"array"}`,
+		"multiT": `{"items":{"anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"Beta"}]},"type":"array"}`,
+	} {
+		if string(sch.Properties[name]) != want {
+			t.Errorf("%s: %s\nwant %s", name, sch.Properties[name], want)
+		}
+	}
+
 	// Schemas are built once per type.
 	type ok struct {
 		A string `json:"a"`
