@@ -172,3 +172,23 @@ func ResourceUpdated(ctx context.Context, uri string) error {
 	}
 	return c.Server.ResourceUpdated(ctx, uri)
 }
+
+// CloseStream ends the SSE stream that carries the current tool call's
+// response, telling the client to reconnect after retryAfter and resume the
+// stream (Last-Event-ID) to receive what follows — the result included.
+// Long calls use it to free a connection a proxy would otherwise time out
+// (SEP-1699). It reports whether the stream could be closed: only a tool call
+// over Streamable HTTP with resumable streams (an event store; sessions at
+// protocol 2025-11-25) has one.
+func CloseStream(ctx context.Context, retryAfter time.Duration) bool {
+	c := runtime.CallFrom(ctx)
+	if c == nil {
+		return false
+	}
+	req, ok := c.Request.(*mcp.CallToolRequest)
+	if !ok || req.Extra == nil || req.Extra.CloseSSEStream == nil {
+		return false
+	}
+	req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: retryAfter})
+	return true
+}

@@ -15,6 +15,9 @@ import (
 type guard struct {
 	next    http.Handler
 	allowed []string
+	// sessionVersion returns the protocol version a session's client asked
+	// for in initialize, or "" for an unknown session.
+	sessionVersion func(id string) string
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -26,7 +29,30 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
+	g.alignVersion(r)
 	g.next.ServeHTTP(w, r)
+}
+
+// resumableVersion is the first protocol version whose SSE streams are
+// resumable: priming events, retry, Last-Event-ID (SEP-1699).
+const resumableVersion = "2025-11-25"
+
+// alignVersion lifts the MCP-Protocol-Version header of a request in a
+// session negotiated at 2025-11-25 or later when it names an older version.
+// The SDK decides per request, from the header, whether a POST stream gets a
+// priming event and a retry field; a client that negotiated resumable
+// streams but sends an older header (as some do) would otherwise lose them.
+func (g *guard) alignVersion(r *http.Request) {
+	if g.sessionVersion == nil || r.Method != http.MethodPost {
+		return
+	}
+	id, hv := r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version")
+	if id == "" || hv == "" || hv >= resumableVersion {
+		return
+	}
+	if sv := g.sessionVersion(id); sv >= resumableVersion {
+		r.Header.Set("Mcp-Protocol-Version", resumableVersion)
+	}
 }
 
 func (g *guard) originAllowed(origin string, r *http.Request) bool {

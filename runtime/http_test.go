@@ -268,3 +268,43 @@ func TestProtocolVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPOlderHeaderInResumableSession checks that a request naming an
+// older MCP-Protocol-Version in a session negotiated at 2025-11-25 still
+// gets a resumable stream (a priming event first), as some clients send
+// the older header; a session negotiated at 2025-03-26 does not.
+func TestHTTPOlderHeaderInResumableSession(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	firstLine := func(h map[string]string) string {
+		resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, h)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if line := sc.Text(); line != "" {
+				return line
+			}
+		}
+		return ""
+	}
+	h := rawSession(t, url)
+	h["Mcp-Protocol-Version"] = "2025-03-26"
+	if got := firstLine(h); got != "event: prime" {
+		t.Errorf("2025-11-25 session, 2025-03-26 header: first line %q, want a priming event", got)
+	}
+
+	old := strings.Replace(initBody, `"2025-11-25"`, `"2025-03-26"`, 1)
+	if old == initBody {
+		t.Fatal("initBody does not name 2025-11-25")
+	}
+	resp := post(t, url, old, nil)
+	resp.Body.Close()
+	oh := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-03-26"}
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, oh).Body.Close()
+	waitFor(t, "the old session to serve", func() bool {
+		resp := post(t, url, `{"jsonrpc":"2.0","id":100,"method":"tools/list"}`, oh)
+		return strings.Contains(readSSE(t, resp.Body), `"tools"`)
+	})
+	if got := firstLine(oh); got == "event: prime" {
+		t.Errorf("2025-03-26 session: got a priming event, which that version does not define")
+	}
+}

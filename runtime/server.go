@@ -239,7 +239,21 @@ func (s *Server) newHandler() http.Handler {
 		}
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, hopts)
-	return &guard{next: h, allowed: s.opts.allowedOrigins}
+	return &guard{next: h, allowed: s.opts.allowedOrigins, sessionVersion: s.sessionVersion}
+}
+
+// sessionVersion returns the protocol version the client of session id
+// asked for in initialize, or "".
+func (s *Server) sessionVersion(id string) string {
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() == id {
+			if p := ss.InitializeParams(); p != nil {
+				return p.ProtocolVersion
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on the

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen"
-	"github.com/mcpgen/mcpgen/runtime"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestToolWithLogging sends three log messages while it works.
@@ -100,9 +98,7 @@ func TestElicitationSep1034Defaults(ctx context.Context) (string, error) {
 //
 //mcpgen:tool readonly
 func TestReconnection(ctx context.Context) (string, error) {
-	if req, ok := runtime.CallFrom(ctx).Request.(*mcp.CallToolRequest); ok && req.Extra.CloseSSEStream != nil {
-		req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
-	}
+	mcpgen.CloseStream(ctx, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond)
 	return "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.", nil
 }

@@ -31,7 +31,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_audio_content",
 				Description: "TestAudioContent returns a short silent WAV recording.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -55,7 +55,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_elicitation_sep1034_defaults",
 				Description: "TestElicitationSep1034Defaults asks for a profile, offering a default for\nevery field.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -65,7 +65,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_elicitation_sep1330_enums",
 				Description: "TestElicitationSep1330Enums asks the user to pick from single- and\nmulti-select lists, with and without display titles.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -75,7 +75,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_embedded_resource",
 				Description: "TestEmbeddedResource returns a text resource embedded in the result.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -85,7 +85,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_error_handling",
 				Description: "TestErrorHandling always fails, to show how an error reaches the model.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultNone,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -95,7 +95,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_image_content",
 				Description: "TestImageContent returns a one-pixel red PNG image.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -105,7 +105,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_multiple_content_types",
 				Description: "TestMultipleContentTypes returns text, an image and an embedded JSON\nresource in one result.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -115,7 +115,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_reconnection",
 				Description: "TestReconnection closes its response stream before it answers, so the\nclient must reconnect and resume the stream to get the result (SEP-1699).",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -139,7 +139,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_simple_text",
 				Description: "TestSimpleText returns a short fixed text.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -149,7 +149,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_tool_with_logging",
 				Description: "TestToolWithLogging sends three log messages while it works.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -159,7 +159,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "test_tool_with_progress",
 				Description: "TestToolWithProgress reports its progress three times: 0, 50 and 100 of 100.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
@@ -169,7 +169,7 @@ func mcpgenApp() *runtime.App {
 			{
 				Name:        "update_watched_resource",
 				Description: "UpdateWatchedResource changes test://watched-resource and notifies its\nsubscribers.",
-				InputSchema: `{"type":"object","additionalProperties":false}`,
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
