@@ -64,6 +64,9 @@ func Generate(ctx context.Context, cfg Config) (*Result, diag.List) {
 	var diags diag.List
 	prog, ok := load.Load(ctx, cfg.Dir, &diags)
 	if !ok || prog == nil {
+		if prog != nil {
+			parse.CheckDirectives(prog, &diags)
+		}
 		diags.Sort()
 		return nil, diags
 	}

@@ -161,6 +161,16 @@ func (p *parser) rel(pos diag.Pos) string {
 
 // collect finds every directive comment in the module and pairs it with the
 // function whose doc comment holds it.
+// CheckDirectives reports the mistakes in the directives themselves —
+// unknown kinds and options, bad values, misplaced directives — using only
+// the syntax of the loaded packages. Generate uses it when the module does
+// not type-check, so a user sees those mistakes in the same run as the
+// compile errors instead of only after fixing them.
+func CheckDirectives(prog *load.Program, diags *diag.List) {
+	p := &parser{prog: prog, diags: diags}
+	p.collect()
+}
+
 func (p *parser) collect() []*handler {
 	var hs []*handler
 	for _, pkg := range p.prog.Packages {
@@ -200,7 +210,10 @@ func (p *parser) collect() []*handler {
 						p.diags.Errorf(pos, "two-directives", hintTwoDirectives, msgTwoDirectives, fd.Name.Name, kind, prev.dir.Kind, p.rel(prev.dir.Pos))
 						continue
 					}
-					fn, _ := pkg.TypesInfo.Defs[fd.Name].(*types.Func)
+					var fn *types.Func
+					if pkg.TypesInfo != nil {
+						fn, _ = pkg.TypesInfo.Defs[fd.Name].(*types.Func)
+					}
 					h := &handler{pkg: pkg, decl: fd, fn: fn, dir: d, pos: p.at(fd.Name.Pos())}
 					seen[fd] = h
 					if !ok || d.Kind == "" || fn == nil {
