@@ -6,4 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 go vet ./...
+# Compile every dependency once, up front: the end-to-end tests build
+# connectors that import the runtime, the go-sdk and esbuild, and on a fresh
+# machine the first of them would otherwise compile those while other test
+# packages compete for the two cores.
+go build ./...
 go test -count=1 -timeout 45m ./... "$@"

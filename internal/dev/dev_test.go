@@ -132,7 +132,7 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 	case ds.url = <-ready:
 	case err := <-done:
 		t.Fatalf("dev.Run: %v", err)
-	case <-time.After(90 * time.Second):
+	case <-time.After(4 * time.Minute): // a cold build cache compiles the go-sdk first
 		t.Fatalf("mcpgen dev did not get ready; output:\n%s", ds.out.String())
 	}
 	return ds
@@ -141,7 +141,7 @@ func startDev(t testing.TB, dir string, extra func(*dev.Options)) *devServer {
 // wait returns the next rebuild event of kind.
 func (ds *devServer) wait(t testing.TB, kind string) dev.Event {
 	t.Helper()
-	timeout := time.After(60 * time.Second)
+	timeout := time.After(3 * time.Minute)
 	for {
 		select {
 		case e := <-ds.events:
