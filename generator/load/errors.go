@@ -15,4 +15,6 @@ const (
 	hintBadRuntime  = "mcpgen's runtime does not build with this module's dependencies: check the require and replace lines for github.com/mcpgen/mcpgen in go.mod, then run go mod tidy"
 	msgGoList       = "the go command cannot list the module's packages: %s"
 	hintGoList      = "fix go.mod (often: go mod tidy), then run mcpgen again"
+	msgBadReplace   = "go.mod replaces %s with %s, which holds no go.mod"
+	hintBadReplace  = "point the replace at the directory of the module's checkout (the one holding its go.mod), relative to this go.mod or absolute"
 )

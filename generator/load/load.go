@@ -67,6 +67,11 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 		diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "bad-go-mod", hintBadGoMod, msgBadGoMod)
 		return nil, false
 	}
+	// A replace pointing at a directory without a go.mod makes go list fail
+	// slowly and obscurely (at "/", it walks the whole disk): say so first.
+	if !checkReplaces(abs, gomod, data, diags) {
+		return nil, false
+	}
 	prog := &Program{Dir: abs, Module: module, Fset: token.NewFileSet()}
 	// Load as the files are first: with generated files that compile this
 	// reuses export data from the build cache and is several times faster
@@ -142,6 +147,35 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 		}
 	}
 	return prog, !(*diags)[before:].HasErrors()
+}
+
+// checkReplaces reports, at its line in go.mod, every replace whose local
+// directory holds no go.mod; ok is false when there is one.
+func checkReplaces(dir, gomod string, data []byte, diags *diag.List) bool {
+	f, err := modfile.Parse(gomod, data, nil)
+	if err != nil {
+		return true // go list will say what is wrong with go.mod
+	}
+	ok := true
+	for _, r := range f.Replace {
+		if r.New.Version != "" || !modfile.IsDirectoryPath(r.New.Path) {
+			continue
+		}
+		target := r.New.Path
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		if _, err := os.Stat(filepath.Join(target, "go.mod")); err == nil {
+			continue
+		}
+		pos := diag.Pos{File: gomod, Line: 1, Col: 1}
+		if r.Syntax != nil {
+			pos.Line, pos.Col = r.Syntax.Start.Line, r.Syntax.Start.LineRune
+		}
+		diags.Errorf(pos, "bad-replace", hintBadReplace, msgBadReplace, r.Old.Path, r.New.Path)
+		ok = false
+	}
+	return ok
 }
 
 // anyErrors reports whether any loaded package has an error.

@@ -122,3 +122,15 @@ func TestLoadUntidyGoMod(t *testing.T) {
 		t.Fatalf("got %s", diags.Render(dir))
 	}
 }
+
+func TestLoadBadReplace(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/acme\n\ngo 1.26\n\nrequire github.com/mcpgen/mcpgen v0.0.0\n\nreplace github.com/mcpgen/mcpgen => ../no-such-checkout\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { _ = mcpgenApp() }\n"), 0o644)
+	var diags diag.List
+	_, ok := Load(context.Background(), dir, &diags)
+	want := "go.mod:7:1: go.mod replaces github.com/mcpgen/mcpgen with ../no-such-checkout, which holds no go.mod"
+	if ok || len(diags) != 1 || !strings.HasPrefix(diags.Render(dir), want) {
+		t.Fatalf("got %s\nwant %s", diags.Render(dir), want)
+	}
+}
