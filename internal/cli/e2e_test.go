@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,42 +25,22 @@ import (
 // connector binaries it builds, and question those with the go-sdk client
 // over Streamable HTTP and stdio, as a host does.
 
-var (
-	mcpgenOnce sync.Once
-	mcpgenBin  string
-	mcpgenErr  error
-)
-
 // mcpgenBinary builds cmd/mcpgen once per test process.
 func mcpgenBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds binaries; skipped with -short")
 	}
-	mcpgenOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpgen-e2e-")
-		if err != nil {
-			mcpgenErr = err
-			return
-		}
-		mcpgenBin = filepath.Join(dir, "mcpgen")
-		cmd := exec.Command("go", "build", "-o", mcpgenBin, "./cmd/mcpgen")
-		cmd.Dir = testenv.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			mcpgenErr = fmt.Errorf("go build ./cmd/mcpgen: %v\n%s", err, out)
-		}
-	})
-	if mcpgenErr != nil {
-		t.Fatal(mcpgenErr)
+	bin, err := testenv.MCPGen()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return mcpgenBin
+	return bin
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if mcpgenBin != "" {
-		os.RemoveAll(filepath.Dir(mcpgenBin))
-	}
+	testenv.RemoveMCPGen()
 	os.Exit(code)
 }
 

@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	workDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
+	testenv.RemoveMCPGen()
 	os.Exit(code)
 }
 
@@ -54,26 +55,9 @@ func everythingBinary(t *testing.T) string {
 	return built.bin
 }
 
-var builtCLI struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
-// mcpgenBinary builds the mcpgen command once per test run.
-func mcpgenBinary() (string, error) {
-	builtCLI.once.Do(func() {
-		builtCLI.bin = filepath.Join(workDir, "mcpgen")
-		if out, err := run(testenv.Root(), "go", "build", "-o", builtCLI.bin, "./cmd/mcpgen"); err != nil {
-			builtCLI.err = fmt.Errorf("go build ./cmd/mcpgen: %v\n%s", err, out)
-		}
-	})
-	return builtCLI.bin, builtCLI.err
-}
-
 func buildEverything() (string, error) {
 	root := testenv.Root()
-	mcpgen, err := mcpgenBinary()
+	mcpgen, err := testenv.MCPGen()
 	if err != nil {
 		return "", err
 	}
@@ -198,7 +182,7 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds mcpgen; skipped in -short mode")
 	}
-	mcpgen, err := mcpgenBinary()
+	mcpgen, err := testenv.MCPGen()
 	if err != nil {
 		t.Fatal(err)
 	}

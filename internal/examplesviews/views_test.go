@@ -342,39 +342,19 @@ func screenshotPath(t *testing.T, name string) string {
 	return filepath.Join(dir, name+".png")
 }
 
-var (
-	mcpgenOnce sync.Once
-	mcpgenBin  string
-	mcpgenErr  error
-)
-
-// mcpgenBinary builds the mcpgen CLI of this checkout once per test run.
+// mcpgenBinary builds cmd/mcpgen once per test process.
 func mcpgenBinary(t *testing.T) string {
 	t.Helper()
-	mcpgenOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpgen-examplesviews-")
-		if err != nil {
-			mcpgenErr = err
-			return
-		}
-		mcpgenBin = filepath.Join(dir, "mcpgen")
-		cmd := exec.Command("go", "build", "-o", mcpgenBin, "./cmd/mcpgen")
-		cmd.Dir = testenv.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			mcpgenErr = fmt.Errorf("go build ./cmd/mcpgen: %v\n%s", err, out)
-		}
-	})
-	if mcpgenErr != nil {
-		t.Fatal(mcpgenErr)
+	bin, err := testenv.MCPGen()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return mcpgenBin
+	return bin
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if mcpgenBin != "" {
-		os.RemoveAll(filepath.Dir(mcpgenBin))
-	}
+	testenv.RemoveMCPGen()
 	os.Exit(code)
 }
 
