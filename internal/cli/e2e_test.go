@@ -66,29 +66,8 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) (s
 // replace directive at this checkout, so building it leaves the tree alone.
 func copyExample(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join(testenv.Root(), "examples", name)
 	dst := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if rel == "go.mod" {
-			b = bytes.ReplaceAll(b, []byte("=> ../.."), []byte("=> "+testenv.Root()))
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := testenv.CopyExample(filepath.Join(testenv.Root(), "examples", name), dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst

@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -62,7 +61,7 @@ func buildEverything() (string, error) {
 		return "", err
 	}
 	src := filepath.Join(workDir, "everything")
-	if err := copyModule(filepath.Join(root, "examples", "everything"), src, root); err != nil {
+	if err := testenv.CopyExample(filepath.Join(root, "examples", "everything"), src); err != nil {
 		return "", err
 	}
 	bin := filepath.Join(workDir, "everything-server")
@@ -70,29 +69,6 @@ func buildEverything() (string, error) {
 		return "", fmt.Errorf("mcpgen build examples/everything: %v\n%s", err, out)
 	}
 	return bin, nil
-}
-
-// copyModule copies the Go module at from into to, pointing its replace
-// directive for mcpgen at root (the copy is no longer two levels below it).
-func copyModule(from, to, root string) error {
-	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if rel == "go.mod" {
-			b = bytes.ReplaceAll(b, []byte("=> ../.."), []byte("=> "+root))
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
 }
 
 func run(dir, name string, args ...string) ([]byte, error) {

@@ -8,7 +8,6 @@ package examplesviews
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -364,30 +363,7 @@ func TestMain(m *testing.M) {
 func copyExample(t *testing.T, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == "node_modules" {
-				return os.Symlink(p, filepath.Join(dst, rel))
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil // a built binary left in the tree, a socket …
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if rel == "go.mod" {
-			data = bytes.ReplaceAll(data, []byte("=> ../.."), []byte("=> "+testenv.Root()))
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := testenv.CopyExample(src, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
