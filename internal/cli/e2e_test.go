@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -73,56 +71,11 @@ func copyExample(t *testing.T, name string) string {
 	return dst
 }
 
-var servingRE = regexp.MustCompile(`serving MCP.* at (http://\S+/mcp)`)
-
 // serveHTTP starts a connector binary on a free port and returns its
 // endpoint; the process is interrupted when the test ends.
 func serveHTTP(t *testing.T, bin string, env []string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sent := false
-		for sc.Scan() {
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
-				found <- m[1]
-				sent = true
-			}
-		}
-		if !sent {
-			close(found)
-		}
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("%s exited without serving", bin)
-		}
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s did not start serving within 30s", bin)
-	}
-	return ""
+	return testenv.ServeConnector(t, bin, env...)
 }
 
 func connectHTTP(t *testing.T, endpoint string) *mcp.ClientSession {

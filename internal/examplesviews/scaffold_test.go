@@ -46,7 +46,7 @@ func TestScaffoldView(t *testing.T) {
 	}
 	t.Run("tsc", func(t *testing.T) { typecheck(t, dir) })
 
-	srv := browsertest.ServeURL(t, serve(t, bin))
+	srv := browsertest.ServeURL(t, testenv.ServeConnector(t, bin))
 	args := map[string]any{"text": scaffoldText, "top": 5}
 
 	t.Run("light", func(t *testing.T) {

@@ -7,7 +7,6 @@
 package examplesviews
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -15,9 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -225,7 +222,7 @@ func testExample(t *testing.T, dir string) {
 	t.Run("tsc", func(t *testing.T) { typecheck(t, work) })
 
 	testenv.Chromium(t)
-	endpoint := serve(t, bin)
+	endpoint := testenv.ServeConnector(t, bin)
 	for _, view := range names {
 		t.Run(view, func(t *testing.T) {
 			vt, ok := scenarios[name+"/"+view]
@@ -367,66 +364,4 @@ func copyExample(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
-}
-
-var servingRE = regexp.MustCompile(`serving MCP.* at (http://\S+/mcp)`)
-
-// serve starts a connector binary on a free port of 127.0.0.1 and returns
-// its endpoint; the process is interrupted when the test ends.
-func serve(t *testing.T, bin string) string {
-	t.Helper()
-	cmd := exec.Command(bin, "--addr", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu   sync.Mutex
-		logs []string
-	)
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("%s stderr:\n%s", filepath.Base(bin), strings.Join(logs, "\n"))
-			mu.Unlock()
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			mu.Lock()
-			logs = append(logs, sc.Text())
-			mu.Unlock()
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		close(found)
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("%s exited without serving", bin)
-		}
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s did not start serving within 30s", bin)
-	}
-	return ""
 }
