@@ -15,6 +15,7 @@ import (
 type guard struct {
 	next    http.Handler
 	allowed []string
+	hosts   []string // admitted Host names besides loopback ones (WithAllowedHosts)
 	// sessionVersion returns the protocol version a session's client asked
 	// for in initialize, or "" for an unknown session.
 	sessionVersion func(id string) string
@@ -25,7 +26,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("Forbidden: origin %q may not call this MCP server", origin), http.StatusForbidden)
 		return
 	}
-	if !hostAllowed(r) {
+	if !g.hostAllowed(r) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
@@ -69,10 +70,21 @@ func (g *guard) originAllowed(origin string, r *http.Request) bool {
 	return strings.EqualFold(u.Host, r.Host)
 }
 
-// hostAllowed requires a loopback Host header when the connection came in
-// on a loopback address: a DNS-rebinding page reaches 127.0.0.1 under its
-// own name.
-func hostAllowed(r *http.Request) bool {
+// hostAllowed admits a loopback Host header, and an admitted name
+// (--allow-host, --public-url). With no admitted names it requires a
+// loopback Host only when the connection came in on a loopback address: a
+// DNS-rebinding page reaches 127.0.0.1 under its own name.
+func (g *guard) hostAllowed(r *http.Request) bool {
+	if len(g.hosts) > 0 {
+		h := r.Host
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			h = hh
+		}
+		h = strings.Trim(h, "[]")
+		return isLoopbackHost(h) || slices.ContainsFunc(g.hosts, func(a string) bool {
+			return a == "*" || strings.EqualFold(a, h)
+		})
+	}
 	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || la == nil {
 		return true

@@ -6,25 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultAddr is where a connector binary serves HTTP unless --addr says
-// otherwise.
+// DefaultAddr is where a connector binary serves HTTP unless --addr,
+// MCPGEN_ADDR or PORT says otherwise.
 const DefaultAddr = "127.0.0.1:8080"
-
-// ShutdownGrace is how long a connector binary lets requests in flight
-// finish after SIGINT or SIGTERM.
-const ShutdownGrace = 10 * time.Second
 
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
 // SIGTERM, and returns the process exit code. A generated main.go is
@@ -37,7 +29,10 @@ func Main(app *App, opts ...Option) int {
 
 // Run is Main with its inputs explicit, for tests and embedding: args
 // without the program name; stdin and stdout carry JSON-RPC in --stdio mode
-// only; every log line goes to stderr.
+// only; every log line goes to stderr. Flags may also come from the
+// environment (MCPGEN_ADDR, PORT, MCPGEN_ALLOW_HOST ...; see --help); a flag
+// on the command line wins over its variable. Options in opts win over
+// flags.
 func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, stderr io.Writer, opts ...Option) int {
 	if app == nil {
 		fmt.Fprintln(stderr, "mcpgen runtime: no App")
@@ -47,32 +42,58 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	if name == "" {
 		name = "connector"
 	}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", DefaultAddr, "serve Streamable HTTP at http://`HOST:PORT`/mcp")
-	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
-	stateless := fs.Bool("stateless", false, "serve HTTP without sessions (MCP 2026-07-28 stateless mode): no resource\nsubscriptions, sampling, elicitation, stream resumption or per-session log level")
-	version := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags:\n", name, orDefault(app.Version, "(devel)"), name, name)
-		fs.PrintDefaults()
+	var given options
+	for _, o := range opts {
+		o(&given)
 	}
-	if err := fs.Parse(args); err != nil {
+	cl := newCmdline(name, stderr, given.lookupEnv)
+
+	// Serving.
+	addr := cl.String("addr", "MCPGEN_ADDR", DefaultAddr, "serve Streamable HTTP at http://`HOST:PORT`/mcp (without it, PORT=N in the\nenvironment means 0.0.0.0:N)")
+	stdio := cl.Bool("stdio", "", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	stateless := cl.Bool("stateless", "MCPGEN_STATELESS", false, "serve HTTP without sessions (MCP 2026-07-28 stateless mode): no resource\nsubscriptions, sampling, elicitation, stream resumption or per-session log level")
+	version := cl.Bool("version", "", false, "print the version and exit")
+
+	// Deployment (deploy.go).
+	dep := deploymentFlags(cl)
+
+	cl.fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
+		cl.fs.PrintDefaults()
+	}
+	if err := cl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q; run %s --help\n", name, fs.Arg(0), name)
+	if cl.fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; run %s --help\n", name, cl.fs.Arg(0), name)
 		return 2
 	}
 	if *version {
-		fmt.Fprintf(stdout, "%s %s\n", name, orDefault(app.Version, "(devel)"))
+		fmt.Fprintf(stdout, "%s %s\n", name, appVersion(app))
 		return 0
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	opts = append([]Option{WithLogger(logger), WithStateless(*stateless)}, opts...)
+	logger, err := newLogger(stderr, *dep.logFormat, *dep.logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	depOpts, err := dep.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	listen, err := listenAddr(cl, *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+
+	flagOpts := []Option{WithLogger(logger), WithStateless(*stateless)}
+	flagOpts = append(flagOpts, depOpts...)
+	opts = append(flagOpts, opts...)
 	s, err := NewServer(app, opts...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -89,55 +110,12 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		}
 		return 0
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: cannot listen on %s: %v\n", name, *addr, err)
+		fmt.Fprintf(stderr, "%s: cannot listen on %s: %v\n", name, listen, err)
 		return 1
 	}
-	return s.serveHTTP(ctx, ln, stderr)
-}
-
-func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer) int {
-	h := s.Handler()
-	var inflight sync.WaitGroup
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		// GET streams stay open until the client leaves; only requests
-		// (POST, DELETE) are waited for on shutdown.
-		if r.Method != http.MethodGet {
-			inflight.Add(1)
-			defer inflight.Done()
-		}
-		h.ServeHTTP(w, r)
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	mode := ""
-	if s.opts.stateless {
-		mode = " (stateless)"
-	}
-	fmt.Fprintf(stderr, "%s serving MCP%s at http://%s/mcp\n", s.mcpName(), mode, ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		s.logger.Error("http", "err", err)
-		return 1
-	case <-ctx.Done():
-	}
-	// Stop accepting, give requests in flight up to ShutdownGrace to
-	// finish, then close every connection (open GET streams included).
-	ln.Close()
-	srv.SetKeepAlivesEnabled(false)
-	finished := make(chan struct{})
-	go func() { inflight.Wait(); close(finished) }()
-	select {
-	case <-finished:
-	case <-time.After(ShutdownGrace):
-		s.logger.Warn("shutdown: requests still running after the grace period; closing them", "grace", ShutdownGrace)
-	}
-	srv.Close()
-	s.logger.Info("stopped")
-	return 0
+	return s.serveHTTP(ctx, ln, stderr, *dep.drain)
 }
 
 func (s *Server) mcpName() string { return orDefault(s.app.Name, "connector") }

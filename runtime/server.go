@@ -53,6 +53,9 @@ type options struct {
 	openAI         bool
 	maxBodyBytes   int64
 	allowedOrigins []string
+	allowedHosts   []string                    // deploy.go
+	publicURL      string                      // deploy.go; also the OAuth resource
+	lookupEnv      func(string) (string, bool) // Run only
 	pageSize       int
 	stateKey       []byte
 }
@@ -164,12 +167,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if len(app.Completions) > 0 {
 		sopts.CompletionHandler = s.complete
 	}
-	name, version := app.Name, app.Version
+	name, version := app.Name, appVersion(app)
 	if name == "" {
 		name = "mcpgen-connector"
-	}
-	if version == "" {
-		version = "(devel)"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
 
@@ -231,6 +231,8 @@ func (s *Server) newHandler() http.Handler {
 		Stateless:           s.opts.stateless,
 		Logger:              slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		MaxRequestBodyBytes: s.opts.maxBodyBytes,
+		// guard checks Host itself, admitting --allow-host names.
+		DisableLocalhostProtection: true,
 	}
 	if !s.opts.stateless && !s.opts.noEventStore {
 		hopts.EventStore = s.opts.eventStore
@@ -239,7 +241,7 @@ func (s *Server) newHandler() http.Handler {
 		}
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, hopts)
-	return &guard{next: h, allowed: s.opts.allowedOrigins, sessionVersion: s.sessionVersion}
+	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}
 }
 
 // sessionVersion returns the protocol version the client of session id

@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// streamRetry is the reconnection delay a draining server gives the open
+// event streams it ends (the SSE retry field): by then a replacement
+// process or another replica is taking requests.
+const streamRetry = time.Second
+
+// serveHTTP serves s on ln until ctx is done, then drains: /healthz turns
+// 503, the listener closes, open GET event streams are told to reconnect
+// (an SSE retry field) and ended, and requests in flight get up to drain to
+// finish before their connections are closed. It returns the process exit
+// code: 0 after a drain, 1 when serving failed.
+func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drain time.Duration) int {
+	var draining atomic.Bool
+	var streams streamSet
+	h := s.Handler()
+	mux := http.NewServeMux()
+	// The health check answers whatever the Host: platforms probe by IP
+	// address, and it tells nothing but "serving".
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "draining\n")
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			// A GET stream stays open until the client leaves, so a
+			// draining server refuses new ones and ends the open ones.
+			if draining.Load() {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
+				return
+			}
+			sw, sr, done := streams.track(w, r)
+			defer done()
+			w, r = sw, sr
+		}
+		h.ServeHTTP(w, r)
+	})
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	mode := ""
+	if s.opts.stateless {
+		mode = " (stateless)"
+	}
+	fmt.Fprintf(stderr, "%s serving MCP%s at http://%s/mcp\n", s.mcpName(), mode, ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.logger.Error("http", "err", err)
+		return 1
+	case <-ctx.Done():
+	}
+	start := time.Now()
+	draining.Store(true)
+	srv.SetKeepAlivesEnabled(false)
+	n := streams.endAll(streamRetry)
+	s.logger.Info("draining", "streams_ended", n, "drain", drain)
+	dctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := srv.Shutdown(dctx); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
+		} else {
+			s.logger.Warn("drain", "err", err)
+		}
+		srv.Close()
+	}
+	s.logger.Info("stopped", "after", time.Since(start).Round(time.Millisecond))
+	return 0
+}
+
+// streamSet holds the open GET event streams so a draining server can end
+// them.
+type streamSet struct {
+	mu     sync.Mutex
+	open   map[*streamWriter]context.CancelFunc
+	closed bool
+}
+
+// track wraps a GET request's writer and context; done forgets it.
+func (ss *streamSet) track(w http.ResponseWriter, r *http.Request) (*streamWriter, *http.Request, func()) {
+	ctx, cancel := context.WithCancel(r.Context())
+	sw := &streamWriter{w: w}
+	ss.mu.Lock()
+	if ss.open == nil {
+		ss.open = map[*streamWriter]context.CancelFunc{}
+	}
+	if ss.closed {
+		cancel()
+	} else {
+		ss.open[sw] = cancel
+	}
+	ss.mu.Unlock()
+	return sw, r.WithContext(ctx), func() {
+		ss.mu.Lock()
+		delete(ss.open, sw)
+		ss.mu.Unlock()
+		cancel()
+	}
+}
+
+// endAll writes an SSE retry field to every open stream, then ends it,
+// and reports how many there were.
+func (ss *streamSet) endAll(retry time.Duration) int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.closed = true
+	for sw, cancel := range ss.open {
+		sw.retry(retry)
+		cancel()
+	}
+	return len(ss.open)
+}
+
+// streamWriter serializes the SDK's writes to an event stream with the
+// retry field a draining server adds, and drops writes after it.
+type streamWriter struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	started bool // the header went out
+	ended   bool
+}
+
+func (sw *streamWriter) Header() http.Header { return sw.w.Header() }
+
+func (sw *streamWriter) WriteHeader(code int) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if !sw.ended && !sw.started {
+		sw.started = true
+		sw.w.WriteHeader(code)
+	}
+}
+
+func (sw *streamWriter) Write(p []byte) (int, error) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.ended {
+		return 0, http.ErrHandlerTimeout
+	}
+	sw.started = true
+	return sw.w.Write(p)
+}
+
+func (sw *streamWriter) Flush() {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if !sw.ended {
+		http.NewResponseController(sw.w).Flush()
+	}
+}
+
+func (sw *streamWriter) retry(d time.Duration) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.ended {
+		return
+	}
+	sw.ended = true
+	if sw.started && strings.HasPrefix(sw.w.Header().Get("Content-Type"), "text/event-stream") {
+		fmt.Fprintf(sw.w, "retry: %d\n\n", d.Milliseconds())
+		http.NewResponseController(sw.w).Flush()
+	}
+}
