@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 go vet ./...
+# The load benchmark (bench/load) is its own module, so that mcpgen does not
+# depend on the servers it is compared with; vet it so it keeps building.
+(cd bench/load && go vet ./...)
 # Compile every dependency once, up front: the end-to-end tests build
 # connectors that import the runtime, the go-sdk and esbuild, and on a fresh
 # machine the first of them would otherwise compile those while other test

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"strconv"
+)
+
+// Status is the state of an order.
+type Status string
+
+const (
+	Open      Status = "open"
+	Shipped   Status = "shipped"
+	Cancelled Status = "cancelled"
+)
+
+// FindOrdersInput selects the orders of one customer.
+type FindOrdersInput struct {
+	// Customer id, such as C42.
+	Customer string `json:"customer" mcpgen:"pattern=^C[0-9]+$"`
+	// Only orders in this state.
+	Status Status `json:"status,omitempty"`
+	// How many orders at most.
+	Limit int `json:"limit" mcpgen:"default=10,min=1,max=50"`
+}
+
+// Order is one order.
+type Order struct {
+	ID     string `json:"id"`
+	Status Status `json:"status"`
+	Total  int    `json:"total"`
+}
+
+// FindOrdersOutput is what find_orders returns.
+type FindOrdersOutput struct {
+	Customer string  `json:"customer"`
+	Limit    int     `json:"limit"`
+	Orders   []Order `json:"orders"`
+}
+
+// FindOrders lists the orders of one customer, newest first.
+//
+//mcpgen:tool readonly title="Find orders"
+func FindOrders(ctx context.Context, in FindOrdersInput) (FindOrdersOutput, error) {
+	st := in.Status
+	if st == "" {
+		st = Open
+	}
+	out := FindOrdersOutput{Customer: in.Customer, Limit: in.Limit, Orders: make([]Order, 0, 3)}
+	for i := range min(in.Limit, 3) {
+		out.Orders = append(out.Orders, Order{ID: in.Customer + "-" + strconv.Itoa(i+1), Status: st, Total: 100 * (i + 1)})
+	}
+	return out, nil
+}

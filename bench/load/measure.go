@@ -1,0 +1,456 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// serverKinds names the servers, in the order of the tables; mcpgo is the
+// baseline of the ratios.
+var serverKinds = map[string]string{
+	"mcpgen": "mcpgen (generated)",
+	"sdk":    "go-sdk by hand (mcp.AddTool)",
+	"mcpgo":  "mark3labs/mcp-go",
+}
+
+const baseline = "mcpgo"
+
+// clockTick is the unit of utime and stime in /proc/PID/stat (USER_HZ).
+const clockTick = 10 * time.Millisecond
+
+type key struct {
+	server, era string
+	n           int
+}
+
+type sample struct {
+	calls    int
+	callsPS  float64
+	p50, p99 time.Duration
+	cpuPer   time.Duration // server CPU per call
+	busy     float64       // server CPU time / wall time (1 = its core saturated)
+	loadBusy float64       // the same for the load generator
+	rssKB    int
+}
+
+// server is one running server process.
+type server struct {
+	cmd  *exec.Cmd
+	url  string
+	done chan struct{}
+}
+
+// modes remembers, per server, whether the stateless era needed
+// --stateless (the server does not answer 2026-07-28 on its default
+// endpoint).
+var modes = map[string]bool{}
+
+func measure(c config) error {
+	res := map[key][]sample{}
+	fmt.Fprintf(os.Stderr, "servers on CPU %d, load generator on CPU %d; %d reps of %v (after %v warm-up) per configuration\n",
+		c.serverCPU, c.loadCPU, c.reps, c.duration, c.warmup)
+	for rep := range c.reps {
+		for _, era := range c.eras {
+			for _, n := range c.sessions {
+				for i := range c.servers {
+					name := c.servers[(i+rep)%len(c.servers)] // alternate who goes first
+					s, err := runOnce(c, name, era, n, rep)
+					if err != nil {
+						return fmt.Errorf("%s, %s, %d clients: %w", name, era, n, err)
+					}
+					fmt.Fprintf(os.Stderr, "rep %d %-9s %2d clients %-6s %6.0f calls/s  p50 %8s  p99 %8s  cpu/call %6s  rss %5.1f MB  server busy %3.0f%%  load generator busy %3.0f%%\n",
+						rep+1, era, n, name, s.callsPS, us(s.p50), us(s.p99), us(s.cpuPer), float64(s.rssKB)/1024, 100*s.busy, 100*s.loadBusy)
+					k := key{name, era, n}
+					res[k] = append(res[k], s)
+				}
+			}
+		}
+	}
+	printTables(c, res)
+	if c.idle > 0 && slices.Contains(c.eras, eraSessions) {
+		fmt.Println()
+		fmt.Println("Memory (sessions era, one server process each):")
+		fmt.Println()
+		fmt.Println("| server | RSS at start | per idle session | per call (growth over " + strconv.Itoa(c.perCall) + " calls in one session) |")
+		fmt.Println("|---|---:|---:|---:|")
+		for _, name := range c.servers {
+			m, err := memory(c, name)
+			if err != nil {
+				return fmt.Errorf("memory %s: %w", name, err)
+			}
+			fmt.Printf("| %s | %.1f MB | %.1f KB | %.1f B |\n", serverKinds[name], float64(m.startKB)/1024, m.perSessionKB, m.perCallB)
+		}
+	}
+	return nil
+}
+
+func runOnce(c config, name, era string, n, rep int) (sample, error) {
+	var profile string
+	if c.cpuprofile != "" {
+		profile = filepath.Join(c.cpuprofile, fmt.Sprintf("%s-%s-%d-%d.pprof", name, era, n, rep+1))
+	}
+	s, err := startFor(c, name, era, profile)
+	if err != nil {
+		return sample{}, err
+	}
+	defer s.stop()
+	hc := newHTTPClient(n)
+	defer hc.CloseIdleConnections()
+	clients := make([]*client, n)
+	for i := range clients {
+		clients[i] = newClient(hc, s.url, era)
+		if err := clients[i].open(); err != nil {
+			return sample{}, err
+		}
+		defer clients[i].close()
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		lat      []time.Duration
+		firstErr error
+	)
+	start := time.Now()
+	measureFrom := start.Add(c.warmup)
+	until := measureFrom.Add(c.duration)
+	var cpu0, self0 time.Duration
+	var cpuOnce sync.Once
+	readCPU0 := func() { cpu0, _ = procCPU(s.cmd.Process.Pid); self0, _ = procCPU(os.Getpid()) }
+	go func() {
+		time.Sleep(time.Until(measureFrom))
+		cpuOnce.Do(readCPU0)
+	}()
+	for _, cl := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := make([]time.Duration, 0, 1<<14)
+			for i := 0; ; i++ {
+				t0 := time.Now()
+				if t0.After(until) {
+					break
+				}
+				res, err := cl.call()
+				if err == nil {
+					if i == 0 {
+						err = checkFull(res)
+					} else {
+						err = checkQuick(res)
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				if !t0.Before(measureFrom) {
+					mine = append(mine, time.Since(t0))
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(measureFrom)
+	cpuOnce.Do(readCPU0)
+	cpu1, err := procCPU(s.cmd.Process.Pid)
+	if err != nil {
+		return sample{}, err
+	}
+	self1, _ := procCPU(os.Getpid())
+	rss, _ := procRSS(s.cmd.Process.Pid)
+	if firstErr != nil {
+		return sample{}, firstErr
+	}
+	if len(lat) == 0 {
+		return sample{}, fmt.Errorf("no call completed in the measured window")
+	}
+	slices.Sort(lat)
+	return sample{
+		calls:    len(lat),
+		callsPS:  float64(len(lat)) / elapsed.Seconds(),
+		p50:      lat[len(lat)/2],
+		p99:      lat[min(len(lat)-1, len(lat)*99/100)],
+		cpuPer:   (cpu1 - cpu0) / time.Duration(len(lat)),
+		busy:     float64(cpu1-cpu0) / float64(elapsed),
+		loadBusy: float64(self1-self0) / float64(elapsed),
+		rssKB:    rss,
+	}, nil
+}
+
+// startFor starts server name for era. In the stateless era a server is
+// first tried on its default endpoint; one that does not answer a
+// 2026-07-28 call there is run with --stateless from then on.
+func startFor(c config, name, era, profile string) (*server, error) {
+	var args []string
+	if era == eraStateless {
+		need, known := modes[name]
+		if !known {
+			s, err := start(c, name, nil, "")
+			if err != nil {
+				return nil, err
+			}
+			cl := newClient(newHTTPClient(1), s.url, eraStateless)
+			res, err := cl.call()
+			if err == nil {
+				err = checkFull(res)
+			}
+			s.stop()
+			need = err != nil
+			modes[name] = need
+			if need {
+				fmt.Fprintf(os.Stderr, "%s does not answer 2026-07-28 on its default endpoint (%v); the stateless era runs it with --stateless\n", name, err)
+			}
+		}
+		if need {
+			args = []string{"--stateless"}
+		}
+	}
+	return start(c, name, args, profile)
+}
+
+func start(c config, name string, args []string, profile string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, name), "--addr", addr}, args...)
+	cmd := exec.Command("taskset", argv...)
+	cmd.Env = os.Environ()
+	if profile != "" {
+		cmd.Env = append(cmd.Env, "BENCH_CPUPROFILE="+profile)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, url: "http://" + addr + "/mcp", done: make(chan struct{})}
+	go func() { cmd.Wait(); close(s.done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("%s exited: %s", name, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("%s did not listen on %s within 10s", name, addr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// stop ends the server with SIGTERM (so that a CPU profile is written),
+// killing it if it has not exited after 5 seconds.
+func (s *server) stop() {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// procCPU is the CPU time (user + system) process pid has used.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name (which is in parentheses and may hold
+	// spaces): state is field 3, utime 14, stime 15.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * clockTick, nil
+}
+
+// procRSS is the resident set size of process pid in KiB.
+func procRSS(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
+}
+
+type mem struct {
+	startKB      int
+	perSessionKB float64
+	perCallB     float64
+}
+
+// memory measures one fresh server: RSS after a short warm-up, its growth
+// per idle session over c.idle sessions, and its growth per call over
+// c.perCall calls in one session (after a first batch of the same size,
+// so that pools and caches are filled).
+func memory(c config, name string) (mem, error) {
+	var m mem
+	s, err := start(c, name, nil, "")
+	if err != nil {
+		return m, err
+	}
+	defer s.stop()
+	pid := s.cmd.Process.Pid
+	hc := newHTTPClient(4)
+	defer hc.CloseIdleConnections()
+	one := newClient(hc, s.url, eraSessions)
+	if err := one.open(); err != nil {
+		return m, err
+	}
+	defer one.close()
+	calls := func(n int) error {
+		for range n {
+			res, err := one.call()
+			if err == nil {
+				err = checkQuick(res)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := calls(200); err != nil {
+		return m, err
+	}
+	time.Sleep(200 * time.Millisecond)
+	r0, _ := procRSS(pid)
+	m.startKB = r0
+	idle := make([]*client, c.idle)
+	for i := range idle {
+		idle[i] = newClient(hc, s.url, eraSessions)
+		if err := idle[i].open(); err != nil {
+			return m, err
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	r1, _ := procRSS(pid)
+	m.perSessionKB = float64(r1-r0) / float64(c.idle)
+	for _, cl := range idle {
+		cl.close()
+	}
+	if err := calls(c.perCall); err != nil {
+		return m, err
+	}
+	time.Sleep(200 * time.Millisecond)
+	r2, _ := procRSS(pid)
+	if err := calls(c.perCall); err != nil {
+		return m, err
+	}
+	time.Sleep(200 * time.Millisecond)
+	r3, _ := procRSS(pid)
+	m.perCallB = float64(r3-r2) * 1024 / float64(c.perCall)
+	return m, nil
+}
+
+func printTables(c config, res map[key][]sample) {
+	fmt.Println()
+	fmt.Printf("tools/call of find_orders over HTTP, server on 1 CPU; medians of %d runs of %v (range of calls/s in brackets)\n\n", c.reps, c.duration)
+	fmt.Println("| era | clients | server | calls/s | p50 | p99 | server CPU/call | server busy | RSS | calls/s vs mcp-go | CPU/call vs mcp-go |")
+	fmt.Println("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, era := range c.eras {
+		for _, n := range c.sessions {
+			base, haveBase := medians(res[key{baseline, era, n}])
+			for _, name := range c.servers {
+				ss := res[key{name, era, n}]
+				m, ok := medians(ss)
+				if !ok {
+					continue
+				}
+				lo, hi := ss[0].callsPS, ss[0].callsPS
+				for _, s := range ss {
+					lo, hi = min(lo, s.callsPS), max(hi, s.callsPS)
+				}
+				label := era
+				if era == eraSessions {
+					label += " (2025-11-25)"
+				} else {
+					label += " (2026-07-28)"
+				}
+				if modes[name] && era == eraStateless {
+					label += ", --stateless"
+				}
+				rc, rp := "—", "—"
+				if haveBase && base.callsPS > 0 && base.cpuPer > 0 {
+					rc = fmt.Sprintf("%.2f×", m.callsPS/base.callsPS)
+					rp = fmt.Sprintf("%.2f×", float64(m.cpuPer)/float64(base.cpuPer))
+				}
+				fmt.Printf("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %s | %s | %.0f%% | %.1f MB | %s | %s |\n",
+					label, n, serverKinds[name], m.callsPS, lo, hi, us(m.p50), us(m.p99), us(m.cpuPer), 100*m.busy, float64(m.rssKB)/1024, rc, rp)
+			}
+		}
+	}
+}
+
+// medians is the per-field median of samples.
+func medians(ss []sample) (sample, bool) {
+	if len(ss) == 0 {
+		return sample{}, false
+	}
+	med := func(f func(sample) float64) float64 {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = f(s)
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return sample{
+		callsPS: med(func(s sample) float64 { return s.callsPS }),
+		p50:     time.Duration(med(func(s sample) float64 { return float64(s.p50) })),
+		p99:     time.Duration(med(func(s sample) float64 { return float64(s.p99) })),
+		cpuPer:  time.Duration(med(func(s sample) float64 { return float64(s.cpuPer) })),
+		busy:    med(func(s sample) float64 { return s.busy }),
+		rssKB:   int(med(func(s sample) float64 { return float64(s.rssKB) })),
+	}, true
+}
+
+func us(d time.Duration) string {
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}
