@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,13 +19,17 @@ import (
 const streamRetry = time.Second
 
 // serveHTTP serves s on ln until ctx is done, then drains: /healthz turns
-// 503, the listener closes, open GET event streams are told to reconnect
-// (an SSE retry field) and ended, and requests in flight get up to drain to
-// finish before their connections are closed. It returns the process exit
-// code: 0 after a drain, 1 when serving failed.
+// 503 (for requests on connections still open), the listener closes,
+// requests in flight (tool calls ...) get up to drain to finish, and then
+// open GET event streams are told to reconnect (an SSE retry field) and
+// ended, so their clients resume with the replacement process. Streams stay
+// open while calls finish because a client that cannot reconnect its
+// stream may give up the whole session, calls in flight included. It
+// returns the process exit code: 0 after a drain, 1 when serving failed.
 func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drain time.Duration) int {
 	var draining atomic.Bool
 	var streams streamSet
+	var inflight sync.WaitGroup
 	h := s.Handler()
 	mux := http.NewServeMux()
 	// The health check answers whatever the Host: platforms probe by IP
@@ -42,19 +45,22 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			// A GET stream stays open until the client leaves, so a
-			// draining server refuses new ones and ends the open ones.
-			if draining.Load() {
-				w.Header().Set("Retry-After", "1")
-				http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
-				return
-			}
-			sw, sr, done := streams.track(w, r)
-			defer done()
-			w, r = sw, sr
+		if r.Method != http.MethodGet {
+			inflight.Add(1)
+			defer inflight.Done()
+			h.ServeHTTP(w, r)
+			return
 		}
-		h.ServeHTTP(w, r)
+		// A GET stream stays open until the client leaves, so a draining
+		// server refuses new ones and ends the open ones.
+		if draining.Load() {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
+			return
+		}
+		sw, sr, done := streams.track(w, r)
+		defer done()
+		h.ServeHTTP(sw, sr)
 	})
 	srv := &http.Server{
 		Handler:           mux,
@@ -76,20 +82,27 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	}
 	start := time.Now()
 	draining.Store(true)
-	srv.SetKeepAlivesEnabled(false)
+	ln.Close()
+	srv.SetKeepAlivesEnabled(false) // also closes idle connections
+	s.logger.Info("draining", "drain", drain)
+	deadline := time.NewTimer(drain)
+	defer deadline.Stop()
+	finished := make(chan struct{})
+	go func() { inflight.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-deadline.C:
+		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
+	}
 	n := streams.endAll(streamRetry)
-	s.logger.Info("draining", "streams_ended", n, "drain", drain)
-	dctx, cancel := context.WithTimeout(context.Background(), drain)
+	// The ended streams' handlers return at once; give them a moment to
+	// flush before every connection is closed.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(dctx); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
-		} else {
-			s.logger.Warn("drain", "err", err)
-		}
+	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
 	}
-	s.logger.Info("stopped", "after", time.Since(start).Round(time.Millisecond))
+	s.logger.Info("stopped", "after", time.Since(start).Round(time.Millisecond), "streams_ended", n)
 	return 0
 }
 

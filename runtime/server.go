@@ -172,6 +172,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		name = "mcpgen-connector"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
+	s.mcp.AddReceivingMiddleware(s.requestLog) // reqlog.go
 
 	var errs errList
 	for _, v := range app.Views {

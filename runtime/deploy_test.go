@@ -1,0 +1,248 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// hostTransport sends every request with a fixed Host header and Origin,
+// as a reverse proxy and a browser page would.
+type hostTransport struct{ host, origin string }
+
+func (h hostTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if h.host != "" {
+		r.Host = h.host
+	}
+	if h.origin != "" {
+		r.Header.Set("Origin", h.origin)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// startRun runs a connector in-process with args and env and returns its
+// URL, its stderr, a stop function (as SIGTERM) and the exit code channel.
+func startRun(t *testing.T, app *runtime.App, args []string, env map[string]string) (string, *syncBuffer, context.CancelFunc, chan int) {
+	t.Helper()
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done, exited := make(chan int, 1), make(chan struct{})
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	go func() {
+		done <- runtime.Run(ctx, app, args, strings.NewReader(""), io.Discard, &stderr, runtime.WithEnv(lookup))
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			t.Errorf("Run did not return; stderr:\n%s", stderr.String())
+		}
+	})
+	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/mcp`)
+	var url string
+	waitFor(t, "the URL on stderr", func() bool { url = urlRE.FindString(stderr.String()); return url != "" })
+	return url, &stderr, cancel, done
+}
+
+func status(t *testing.T, method, url, host, origin, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if host != "" {
+		req.Host = host
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+const deployInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func TestRunBehindProxyHostsAndOrigins(t *testing.T) {
+	url, stderr, _, _ := startRun(t, testApp(newProbe()), []string{"--addr", "127.0.0.1:0", "--log-format", "json"}, map[string]string{
+		"MCPGEN_ALLOW_HOST":   "connector.example.test",
+		"MCPGEN_ALLOW_ORIGIN": "https://app.example.test",
+	})
+	health := strings.TrimSuffix(url, "/mcp") + "/healthz"
+	if c := status(t, "GET", health, "", "", ""); c != 200 {
+		t.Errorf("healthz: %d", c)
+	}
+	if c := status(t, "GET", health, "10.1.2.3:8080", "", ""); c != 200 {
+		t.Errorf("healthz by IP: %d", c)
+	}
+	// A real client through the admitted name and origin.
+	hc := &http.Client{Transport: hostTransport{"connector.example.test", "https://app.example.test"}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "proxied", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res := call(t, cs, "find_orders", map[string]any{"customer": "C1", "limit": 1}); res.IsError {
+		t.Errorf("find_orders through the admitted host: %s", textOf(t, res))
+	}
+	for _, tc := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"connector.example.test", "", 200},
+		{"Connector.Example.Test:443", "https://app.example.test", 200},
+		{"localhost:1", "", 200},
+		{"evil.example.test", "", 403},
+		{"connector.example.test", "https://evil.example.test", 403},
+		{"connector.example.test", "http://app.example.test", 403},
+	} {
+		if c := status(t, "POST", url, tc.host, tc.origin, deployInit); c != tc.want {
+			t.Errorf("Host %q Origin %q: %d, want %d", tc.host, tc.origin, c, tc.want)
+		}
+	}
+	// One request log line per JSON-RPC request, in JSON.
+	var found bool
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "request" || rec["method"] != "tools/call" {
+			continue
+		}
+		found = true
+		if rec["tool"] != "find_orders" || rec["outcome"] != "ok" || rec["session"] != cs.ID() || rec["duration"] == nil {
+			t.Errorf("request log line: %s", line)
+		}
+	}
+	if !found {
+		t.Errorf("no request log line for tools/call:\n%s", stderr.String())
+	}
+}
+
+func TestRunRefusesLoopbackRebinding(t *testing.T) {
+	url, _, _, _ := startRun(t, testApp(newProbe()), []string{"--addr", "127.0.0.1:0"}, nil)
+	if c := status(t, "POST", url, "attacker.example.test", "", deployInit); c != 403 {
+		t.Errorf("foreign Host on loopback without --allow-host: %d", c)
+	}
+	if c := status(t, "POST", url, "", "https://attacker.example.test", deployInit); c != 403 {
+		t.Errorf("foreign Origin: %d", c)
+	}
+}
+
+// holdApp has one tool that runs until the test releases it.
+func holdApp(started chan<- struct{}, release <-chan struct{}) *runtime.App {
+	return &runtime.App{Name: "hold", Version: "1", Tools: []runtime.Tool{{
+		Name: "hold", Description: "Runs until released.", InputSchema: emptyInput, Result: runtime.ResultText,
+		Handler: noInput(func(ctx context.Context) (any, error) {
+			started <- struct{}{}
+			select {
+			case <-release:
+				return "finished", nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}),
+	}}}
+}
+
+func TestRunDrain(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	url, stderr, stop, done := startRun(t, holdApp(started, release), []string{"--addr", "127.0.0.1:0", "--drain", "20s"}, nil)
+	health := strings.TrimSuffix(url, "/mcp") + "/healthz"
+
+	// A raw session with an open GET event stream.
+	req, _ := http.NewRequest("POST", url, strings.NewReader(deployInit))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	post := func(body string) {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	greq, _ := http.NewRequest("GET", url, nil)
+	greq.Header.Set("Accept", "text/event-stream")
+	greq.Header.Set("Mcp-Session-Id", sid)
+	greq.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	gresp, err := http.DefaultClient.Do(greq)
+	if err != nil || gresp.StatusCode != 200 {
+		t.Fatalf("GET stream: %v %v", err, gresp)
+	}
+	streamBody := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(gresp.Body); streamBody <- string(b) }()
+
+	// A real client's call in flight.
+	cs := httpClient(t, url, "2025-11-25", nil)
+	result := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hold"})
+		if err != nil {
+			t.Errorf("hold: %v", err)
+		}
+		result <- res
+	}()
+	<-started
+	stop() // as SIGTERM does
+	waitFor(t, "the listener to close", func() bool {
+		_, err := http.Get(health)
+		return err != nil
+	})
+	select {
+	case code := <-done:
+		t.Fatalf("Run returned %d with a call in flight", code)
+	default:
+	}
+	close(release)
+	res := <-result
+	if res == nil || res.IsError || textOf(t, res) != "finished" {
+		t.Errorf("the call in flight: %+v", res)
+	}
+	select {
+	case body := <-streamBody:
+		if !strings.Contains(body, "retry: 1000\n") {
+			t.Errorf("the GET stream ended without a retry field: %q", body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the GET stream stayed open after the drain")
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d; stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after the call finished")
+	}
+	if !strings.Contains(stderr.String(), "msg=stopped") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+
+}
