@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // guard rejects browser requests from foreign origins (DNS rebinding and
@@ -48,7 +50,7 @@ func (g *guard) alignVersion(r *http.Request) {
 		return
 	}
 	id, hv := r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version")
-	if id == "" || hv == "" || hv >= resumableVersion {
+	if id == "" || hv == "" || hv >= resumableVersion || !slices.Contains(mcp.SupportedProtocolVersions(), hv) {
 		return
 	}
 	if sv := g.sessionVersion(id); sv >= resumableVersion {

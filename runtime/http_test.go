@@ -168,10 +168,78 @@ func TestHTTPMalformed(t *testing.T) {
 	if b := readSSE(t, resp.Body); !strings.Contains(b, `C1-2`) {
 		t.Errorf("the session does not serve after malformed input: %s", b)
 	}
-	// An unknown session is 404.
-	resp = post(t, url, `{"jsonrpc":"2.0","id":5,"method":"ping"}`, map[string]string{"Mcp-Session-Id": "nope", "Mcp-Protocol-Version": "2025-11-25"})
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("unknown session: %s, want 404", resp.Status)
+}
+
+// TestHTTPSessionNotFound checks that an unknown or closed session is
+// answered 404 with a JSON-RPC error -32001, which is what makes clients
+// (Claude Code) start a new session, and that they can.
+func TestHTTPSessionNotFound(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	h := rawSession(t, url)
+	req, _ := http.NewRequest("DELETE", url, nil)
+	req.Header.Set("Mcp-Session-Id", h["Mcp-Session-Id"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("DELETE: %s", resp.Status)
+	}
+	for name, hdr := range map[string]map[string]string{
+		"unknown": {"Mcp-Session-Id": "nope", "Mcp-Protocol-Version": "2025-11-25"},
+		"deleted": h,
+	} {
+		for _, method := range []string{"POST", "GET", "DELETE"} {
+			req, _ := http.NewRequest(method, url, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"ping"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				JSONRPC string `json:"jsonrpc"`
+				Error   struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/json" ||
+				json.Unmarshal(b, &body) != nil || body.JSONRPC != "2.0" || body.Error.Code != -32001 || body.Error.Message == "" {
+				t.Errorf("%s %s session: %s %s %q, want 404 with a JSON-RPC error -32001", method, name, resp.Status, resp.Header.Get("Content-Type"), b)
+			}
+		}
+	}
+	rawSession(t, url) // a new session works
+}
+
+// TestHTTPProtocolVersionHeader checks that an MCP-Protocol-Version header
+// naming no supported version is refused with 400, in a session and
+// without one, and that the session still serves.
+func TestHTTPProtocolVersionHeader(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	h := rawSession(t, url)
+	for _, v := range []string{"1999-01-01", "!!", "2025-11-24", "2099-01-01", "2026-07-28x", "latest", "2025-11-25,2026-07-28"} {
+		for name, hdr := range map[string]map[string]string{
+			"session":    {"Mcp-Session-Id": h["Mcp-Session-Id"], "Mcp-Protocol-Version": v},
+			"no session": {"Mcp-Protocol-Version": v},
+		} {
+			resp := post(t, url, `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`, hdr)
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "-32022") || !strings.Contains(string(b), "2025-11-25") {
+				t.Errorf("%s, header %q: %s %s, want 400 listing the supported versions", name, v, resp.Status, b)
+			}
+		}
+	}
+	resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, h)
+	if b := readSSE(t, resp.Body); !strings.Contains(b, `"tools"`) {
+		t.Errorf("the session does not serve after bad headers: %s", b)
 	}
 }
 
@@ -243,8 +311,8 @@ func TestHTTPResumption(t *testing.T) {
 }
 
 // TestProtocolVersions connects a client speaking each protocol version the
-// SDK supports, over HTTP. With sessions (the default), a 2026-07-28 client
-// falls back to 2025-11-25; the stateless mode serves 2026-07-28 itself.
+// SDK supports, over HTTP, by default (both eras on one endpoint) and in
+// stateless mode.
 func TestProtocolVersions(t *testing.T) {
 	stateful := serveHTTP(t, testApp(newProbe()))
 	stateless := serveHTTP(t, testApp(newProbe()), runtime.WithStateless(true))
@@ -254,8 +322,6 @@ func TestProtocolVersions(t *testing.T) {
 				url, want := stateful, v
 				if mode == "stateless" {
 					url = stateless
-				} else if v >= "2026-07-28" {
-					want = "2025-11-25"
 				}
 				cs := httpClient(t, url, v, nil)
 				if got := cs.InitializeResult().ProtocolVersion; got != want {

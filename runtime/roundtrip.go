@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,12 +46,18 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 	if c == nil {
 		return nil, errors.New("mcpgen: no MCP request in this context; pass the ctx your handler received")
 	}
+	method, err := c.askable(req)
+	if err != nil {
+		return nil, err
+	}
 	if !c.mrtr {
 		if c.Session == nil {
 			return nil, errors.New("mcpgen: this request has no client session to ask")
 		}
+		timeout := c.Server.opts.askTimeout
+		ctx, done := c.Server.asks.start(ctx, c.Session.ID(), timeout)
+		defer done()
 		var res any
-		var err error
 		switch p := req.(type) {
 		case *mcp.ElicitParams:
 			res, err = c.Session.Elicit(ctx, p)
@@ -56,11 +65,9 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 			res, err = c.Session.CreateMessage(ctx, p)
 		case *mcp.CreateMessageWithToolsParams:
 			res, err = c.Session.CreateMessageWithTools(ctx, p)
-		default:
-			return nil, fmt.Errorf("mcpgen: cannot ask the client %T", req)
 		}
 		if err != nil {
-			return nil, err
+			return nil, askError(ctx, method, timeout, err)
 		}
 		return json.Marshal(res)
 	}
@@ -79,6 +86,128 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 	}
 	c.pending[id] = req
 	return nil, ErrInputRequired
+}
+
+// askable returns the method of req, or an error when the client did not
+// declare the capability it needs: a client is never sent a request it
+// said it cannot answer.
+func (c *Call) askable(req mcp.InputRequest) (string, error) {
+	var caps *mcp.ClientCapabilities
+	if r, ok := c.Request.(interface {
+		ClientCapabilities() *mcp.ClientCapabilities
+	}); ok {
+		caps = r.ClientCapabilities()
+	}
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	switch req.(type) {
+	case *mcp.ElicitParams:
+		if caps.Elicitation == nil {
+			return "", errors.New("mcpgen: the client did not declare the elicitation capability, so it cannot be asked for input; ask in the tool's arguments or result instead")
+		}
+		return "elicitation/create", nil
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		if caps.Sampling == nil {
+			return "", errors.New("mcpgen: the client did not declare the sampling capability, so it cannot be asked to sample a model")
+		}
+		return "sampling/createMessage", nil
+	}
+	return "", fmt.Errorf("mcpgen: cannot ask the client %T", req)
+}
+
+// errSessionClosed ends the questions of a session the client closed.
+var errSessionClosed = errors.New("the session was closed")
+
+// errShuttingDown ends every question when the server stops.
+var errShuttingDown = errors.New("the server is shutting down")
+
+// askError explains why a request to the client failed. The client's own
+// JSON-RPC error becomes plain text: it is the answer to the handler's
+// question, not an error of the request the handler serves.
+func askError(ctx context.Context, method string, timeout time.Duration, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		switch {
+		case errors.Is(cause, context.DeadlineExceeded):
+			return fmt.Errorf("mcpgen: the client did not answer %s within %s", method, timeout)
+		case errors.Is(cause, errSessionClosed), errors.Is(cause, errShuttingDown):
+			return fmt.Errorf("mcpgen: %s unanswered: %v", method, cause)
+		}
+		return fmt.Errorf("mcpgen: %s unanswered: %v", method, cause)
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return fmt.Errorf("mcpgen: the client refused %s: %s (code %d)", method, je.Message, je.Code)
+	}
+	return fmt.Errorf("mcpgen: %s failed: %s", method, err.Error())
+}
+
+// askRegistry holds the cancel functions of requests to clients awaiting
+// their answers, by session, so that closing a session or stopping the
+// server ends them at once instead of waiting for their timeouts.
+type askRegistry struct {
+	mu     sync.Mutex
+	asks   map[string]map[*askEntry]struct{}
+	closed error
+}
+
+type askEntry struct{ cancel context.CancelCauseFunc }
+
+func newAskRegistry() *askRegistry {
+	return &askRegistry{asks: map[string]map[*askEntry]struct{}{}}
+}
+
+// start returns ctx bounded by timeout and registered under session; call
+// done when the answer came.
+func (r *askRegistry) start(ctx context.Context, session string, timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, stop := context.WithTimeoutCause(ctx, timeout, context.DeadlineExceeded)
+	e := &askEntry{cancel: cancel}
+	r.mu.Lock()
+	if r.closed != nil {
+		cancel(r.closed)
+	} else {
+		if r.asks[session] == nil {
+			r.asks[session] = map[*askEntry]struct{}{}
+		}
+		r.asks[session][e] = struct{}{}
+	}
+	r.mu.Unlock()
+	return ctx, func() {
+		stop()
+		cancel(nil)
+		r.mu.Lock()
+		delete(r.asks[session], e)
+		if len(r.asks[session]) == 0 {
+			delete(r.asks, session)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// cancelSession ends the questions of one session.
+func (r *askRegistry) cancelSession(session string, cause error) {
+	r.mu.Lock()
+	es := r.asks[session]
+	delete(r.asks, session)
+	r.mu.Unlock()
+	for e := range es {
+		e.cancel(cause)
+	}
+}
+
+// closeAll ends every question, and every later one at once.
+func (r *askRegistry) closeAll(cause error) {
+	r.mu.Lock()
+	all := r.asks
+	r.asks = map[string]map[*askEntry]struct{}{}
+	r.closed = cause
+	r.mu.Unlock()
+	for _, es := range all {
+		for e := range es {
+			e.cancel(cause)
+		}
+	}
 }
 
 // roundState is what a tool call carries from one round trip to the next:

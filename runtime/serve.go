@@ -45,14 +45,15 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
+		if r.Method != http.MethodGet && r.Header.Get("Mcp-Method") != "subscriptions/listen" {
 			inflight.Add(1)
 			defer inflight.Done()
 			h.ServeHTTP(w, r)
 			return
 		}
-		// A GET stream stays open until the client leaves, so a draining
-		// server refuses new ones and ends the open ones.
+		// A GET stream (or a 2026-07-28 subscriptions/listen) stays open
+		// until the client leaves, so a draining server refuses new ones
+		// and ends the open ones.
 		if draining.Load() {
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
@@ -82,6 +83,8 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	}
 	start := time.Now()
 	draining.Store(true)
+	// Questions to clients are not waited for: their calls end at once.
+	s.asks.closeAll(errShuttingDown)
 	ln.Close()
 	srv.SetKeepAlivesEnabled(false) // also closes idle connections
 	s.logger.Info("draining", "drain", drain)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -35,6 +36,7 @@ type Server struct {
 	completions map[completionKey]CompletionHandler
 
 	stateKey []byte // signs requestState of multi-round-trip tool calls
+	asks     *askRegistry
 
 	handlerOnce sync.Once
 	handler     http.Handler
@@ -58,6 +60,8 @@ type options struct {
 	lookupEnv      func(string) (string, bool) // Run only
 	pageSize       int
 	stateKey       []byte
+	sessionIdle    time.Duration
+	askTimeout     time.Duration
 }
 
 // Option configures NewServer.
@@ -114,6 +118,25 @@ func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
 // process by default). Replicas behind one load balancer need the same key.
 func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
 
+// DefaultSessionIdle is how long an HTTP session may go without a request
+// before it is closed and its memory released.
+const DefaultSessionIdle = 30 * time.Minute
+
+// DefaultClientRequestTimeout is how long a request to the client
+// (sampling, elicitation, roots) waits for its answer.
+const DefaultClientRequestTimeout = 5 * time.Minute
+
+// WithSessionIdle closes HTTP sessions that receive no request for d
+// (DefaultSessionIdle when unset; a negative d keeps idle sessions forever).
+// A client that comes back after that gets 404 with JSON-RPC error -32001
+// and starts a new session.
+func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessionIdle = d } }
+
+// WithClientRequestTimeout bounds how long a request to the client
+// (sampling, elicitation) waits for its answer (DefaultClientRequestTimeout
+// when unset); the handler then gets an error.
+func WithClientRequestTimeout(d time.Duration) Option { return func(o *options) { o.askTimeout = d } }
+
 // NewServer registers app's tools, resources, prompts, completions and views
 // on a new go-sdk server. It reports every invalid registration (a bad schema,
 // a duplicate name, a tool naming an unknown view) in one error.
@@ -134,6 +157,15 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if o.instructions == "" {
 		o.instructions = app.Instructions
 	}
+	switch {
+	case o.sessionIdle == 0:
+		o.sessionIdle = DefaultSessionIdle
+	case o.sessionIdle < 0:
+		o.sessionIdle = 0 // the SDK's "never"
+	}
+	if o.askTimeout <= 0 {
+		o.askTimeout = DefaultClientRequestTimeout
+	}
 	s := &Server{
 		app:         app,
 		opts:        o,
@@ -144,6 +176,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		completions: make(map[completionKey]CompletionHandler),
 		views:       make(map[string]View),
 		stateKey:    o.stateKey,
+		asks:        newAskRegistry(),
 	}
 	if s.stateKey == nil {
 		s.stateKey = make([]byte, 32)
@@ -228,21 +261,36 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) newHandler() http.Handler {
-	hopts := &mcp.StreamableHTTPOptions{
-		Stateless:           s.opts.stateless,
-		Logger:              slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
-		MaxRequestBodyBytes: s.opts.maxBodyBytes,
-		// guard checks Host itself, admitting --allow-host names.
-		DisableLocalhostProtection: true,
+	logger := slog.New(minLevel{s.logger.Handler(), slog.LevelWarn})
+	server := func(*http.Request) *mcp.Server { return s.mcp }
+	e := &endpoint{
+		versions: mcp.SupportedProtocolVersions(),
+		maxBody:  s.opts.maxBodyBytes,
+		asks:     s.asks,
+		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			Logger:              logger,
+			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// guard checks Host itself, admitting --allow-host names.
+			DisableLocalhostProtection: true,
+		}),
 	}
-	if !s.opts.stateless && !s.opts.noEventStore {
-		hopts.EventStore = s.opts.eventStore
-		if hopts.EventStore == nil {
-			hopts.EventStore = mcp.NewMemoryEventStore(nil)
+	if !s.opts.stateless {
+		hopts := &mcp.StreamableHTTPOptions{
+			Logger:                     logger,
+			MaxRequestBodyBytes:        s.opts.maxBodyBytes,
+			SessionTimeout:             s.opts.sessionIdle,
+			DisableLocalhostProtection: true,
 		}
+		if !s.opts.noEventStore {
+			hopts.EventStore = s.opts.eventStore
+			if hopts.EventStore == nil {
+				hopts.EventStore = NewEventStore(0, 0)
+			}
+		}
+		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, hopts)
-	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}
+	return &guard{next: e, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}
 }
 
 // sessionVersion returns the protocol version the client of session id

@@ -735,8 +735,11 @@ func TestMultiRoundTrip(t *testing.T) {
 		})
 	}
 
-	// The same exchange by hand, with a client that does not retry itself.
-	_, cs := connectVersion(t, "2026-07-28", testApp(newProbe()), &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	// The same exchange by hand, with a client that declares elicitation
+	// and sampling but does not retry itself.
+	byHand := *copts
+	byHand.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	_, cs := connectVersion(t, "2026-07-28", testApp(newProbe()), &byHand)
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}})
 	if err != nil {

@@ -27,9 +27,10 @@ type goClient struct {
 	updated  chan string
 }
 
-// connect opens a go-sdk client session over transport. The client answers
-// sampling with "Paris" and accepts every elicitation with answer(params).
-func connect(t *testing.T, ctx context.Context, transport mcp.Transport, answer func(*mcp.ElicitParams) map[string]any) *goClient {
+// connect opens a go-sdk client session over transport, speaking protocol
+// version ("" for the client's newest). The client answers sampling with
+// "Paris" and accepts every elicitation with answer(params).
+func connect(t *testing.T, ctx context.Context, transport mcp.Transport, version string, answer func(*mcp.ElicitParams) map[string]any) *goClient {
 	t.Helper()
 	c := &goClient{updated: make(chan string, 16)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpgen-conformance", Version: "1.0.0"}, &mcp.ClientOptions{
@@ -59,7 +60,7 @@ func connect(t *testing.T, ctx context.Context, transport mcp.Transport, answer 
 			c.updated <- req.Params.URI
 		},
 	})
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -111,7 +112,10 @@ func TestGoClient(t *testing.T) {
 		"Please make your choices": {"untitledSingle": "option2", "titledSingle": "value3", "legacyEnum": "opt1",
 			"untitledMulti": []string{"option1", "option3"}, "titledMulti": []string{"value2"}},
 	}
-	c := connect(t, ctx, &mcp.StreamableClientTransport{Endpoint: url}, func(p *mcp.ElicitParams) map[string]any { return answers[p.Message] })
+	// MCP 2025-11-25, with a session: sampling and elicitation as requests
+	// to the client, logging/setLevel, stream resumption. both_eras_test.go
+	// covers 2026-07-28 on the same binary.
+	c := connect(t, ctx, &mcp.StreamableClientTransport{Endpoint: url}, "2025-11-25", func(p *mcp.ElicitParams) map[string]any { return answers[p.Message] })
 
 	t.Run("tools", func(t *testing.T) {
 		res, err := c.ListTools(ctx, nil)
@@ -380,7 +384,7 @@ func TestGoClientStdio(t *testing.T) {
 	var stderr syncBuffer
 	cmd := exec.Command(bin, "--stdio")
 	cmd.Stderr = &stderr
-	c := connect(t, ctx, &mcp.CommandTransport{Command: cmd}, func(*mcp.ElicitParams) map[string]any {
+	c := connect(t, ctx, &mcp.CommandTransport{Command: cmd}, "", func(*mcp.ElicitParams) map[string]any {
 		return map[string]any{"username": "gopher", "email": "gopher@example.com"}
 	})
 	defer func() {

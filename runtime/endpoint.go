@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// statelessVersion is the first protocol version served without sessions
+// (per-request _meta, server/discover, multi-round-trip questions).
+const statelessVersion = "2026-07-28"
+
+// CodeSessionNotFound is the JSON-RPC error code of a request naming an
+// unknown or expired session (HTTP 404). Claude Code re-initializes only on
+// a 404 whose body is a JSON-RPC error with this code.
+const CodeSessionNotFound = -32001
+
+// endpoint is the /mcp handler: it sends each request to the go-sdk handler
+// of its protocol era. MCP 2026-07-28 requests (MCP-Protocol-Version
+// 2026-07-28 or later) are served statelessly; everything else keeps the
+// session the client initialized. Both share one *mcp.Server.
+type endpoint struct {
+	sessions  http.Handler // nil with WithStateless: no sessions at all
+	stateless http.Handler
+	versions  []string // the protocol versions served, newest first
+	maxBody   int64
+	asks      *askRegistry
+}
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	v := r.Header.Get("Mcp-Protocol-Version")
+	if v != "" && !slices.Contains(e.versions, v) {
+		e.unsupportedVersion(w, v)
+		return
+	}
+	if e.sessions == nil || v >= statelessVersion {
+		e.stateless.ServeHTTP(w, r)
+		return
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		if r.Method == http.MethodDelete {
+			// Questions the session's handlers are waiting on will get
+			// no answer: end them, so closing the session does not wait.
+			e.asks.cancelSession(sid, errSessionClosed)
+		}
+		e.sessions.ServeHTTP(&sessionWriter{ResponseWriter: w}, r)
+		return
+	}
+	if r.Method == http.MethodPost {
+		init, answered := e.startsSession(w, r)
+		if answered {
+			return
+		}
+		if !init {
+			// A request without a session that is not an initialize:
+			// serve it on its own, as a sessionless client expects.
+			e.stateless.ServeHTTP(w, r)
+			return
+		}
+	}
+	e.sessions.ServeHTTP(w, r)
+}
+
+// startsSession reports whether the POST r holds an initialize request. It
+// reads the body (within the size limit) and leaves it readable again; a
+// malformed body goes to the session handler, which answers it. answered
+// reports that the body could not be read and the response is written.
+func (e *endpoint) startsSession(w http.ResponseWriter, r *http.Request) (init, answered bool) {
+	if r.Body == nil {
+		return true, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
+	r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+		}
+		return false, true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return isInitialize(body), false
+}
+
+// isInitialize reports whether body is an initialize request, alone or in a
+// batch, or is not JSON-RPC at all.
+func isInitialize(body []byte) bool {
+	type method struct {
+		Method string `json:"method"`
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var ms []method
+		if json.Unmarshal(body, &ms) != nil {
+			return true
+		}
+		return slices.ContainsFunc(ms, func(m method) bool { return m.Method == "initialize" })
+	}
+	var m method
+	if json.Unmarshal(body, &m) != nil {
+		return true
+	}
+	return m.Method == "initialize"
+}
+
+// unsupportedVersion answers a request whose MCP-Protocol-Version header
+// names no version this server speaks: 400, with the JSON-RPC error
+// 2026-07-28 defines (it lists the supported versions).
+func (e *endpoint) unsupportedVersion(w http.ResponseWriter, v string) {
+	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: e.versions, Requested: v})
+	writeJSONRPCError(w, http.StatusBadRequest, &jsonrpc.Error{
+		Code:    mcp.CodeUnsupportedProtocolVersion,
+		Message: fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(e.versions, ", ")),
+		Data:    data,
+	})
+}
+
+// writeJSONRPCError writes a JSON-RPC error response with a null id: the
+// request was refused before its body was read.
+func writeJSONRPCError(w http.ResponseWriter, status int, e *jsonrpc.Error) {
+	body, _ := json.Marshal(struct {
+		JSONRPC string         `json:"jsonrpc"`
+		ID      *int           `json:"id"`
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", nil, e})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// sessionWriter turns the go-sdk's plain-text 404 for an unknown, expired
+// or closing session into a JSON-RPC error with code -32001: clients (Claude
+// Code among them) start a new session only when they see both.
+type sessionWriter struct {
+	http.ResponseWriter
+	replaced bool
+}
+
+func (w *sessionWriter) WriteHeader(code int) {
+	if code == http.StatusNotFound && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.replaced = true
+		writeJSONRPCError(w.ResponseWriter, code, &jsonrpc.Error{
+			Code:    CodeSessionNotFound,
+			Message: "Session not found: it expired or was closed; start a new session with initialize",
+		})
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection (Flush for
+// event streams, deadlines).
+func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *sessionWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
