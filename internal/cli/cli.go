@@ -151,6 +151,8 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 			generateCommand(),
 			buildCommand(),
 			devCommand(),
+			installCommand(),
+			uninstallCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {
