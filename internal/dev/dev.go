@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
 // Options configure Run.
@@ -86,6 +87,11 @@ func Run(ctx context.Context, opts Options) error {
 
 type runner struct {
 	opts  Options
+	insp  *inspector.Server
+	// diags are the last diagnostics of the view bundle and of the Go
+	// build, which the inspector shows.
+	diags  map[string]diag.List
+	builds int
 	dir   string
 	out   *term
 	front *front
@@ -173,6 +179,20 @@ func (r *runner) run(ctx context.Context) (err error) {
 		defer c.Close()
 	}
 
+	// The inspector's view sandbox is a second origin: the front's host,
+	// another port.
+	sandboxHost, _, _ := net.SplitHostPort(ln.Addr().String())
+	r.insp, err = inspector.New(inspector.Options{
+		ProjectDir:  r.dir,
+		Name:        filepath.Base(r.dir),
+		SandboxAddr: net.JoinHostPort(sandboxHost, "0"),
+		AllowHosts:  r.opts.AllowHosts,
+	})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("starting the inspector: %w", err)
+	}
+	defer r.insp.Close()
 	hs := &http.Server{Handler: r.handler(), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	defer func() {
@@ -367,6 +387,7 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 		return
 	}
 	views, diags := r.views.Rebuild(ctx)
+	r.publish("views", diags)
 	if diags.HasErrors() {
 		r.out.changed(b.files)
 		r.out.diags(diags)
@@ -428,6 +449,7 @@ func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) 
 	if ctx.Err() != nil {
 		return // stopping: the build was cancelled, not broken
 	}
+	r.publish("go", diags)
 	if diags.HasErrors() {
 		r.out.diags(diags)
 		if r.hasCurrent() {
@@ -542,6 +564,23 @@ func (r *runner) relist(ctx context.Context) {
 	if ch := r.front.sync(); !ch.empty() {
 		r.out.listChanged(ch)
 	}
+}
+
+// publish shows the inspector the diagnostics of one kind of build ("views"
+// or "go") beside the last ones of the other kind.
+func (r *runner) publish(kind string, diags diag.List) {
+	if r.insp == nil {
+		return
+	}
+	if r.diags == nil {
+		r.diags = map[string]diag.List{}
+	}
+	r.diags[kind] = diags
+	var all diag.List
+	all.Append(r.diags["views"])
+	all.Append(r.diags["go"])
+	r.builds++
+	r.insp.SetStatus(inspector.Status{Build: r.builds, OK: !all.HasErrors(), Diagnostics: inspector.Diagnostics(all, r.dir)})
 }
 
 func (r *runner) hasCurrent() bool {

@@ -10,7 +10,7 @@ import (
 )
 
 // handler serves the front's MCP endpoint at /mcp behind a Host and Origin
-// allow-list. The SDK's own DNS-rebinding check rejects every non-localhost
+// allow-list, and the inspector at every other path. The SDK's own DNS-rebinding check rejects every non-localhost
 // Host, which also rejects a tunnel; this check keeps the protection and
 // admits the names the developer allowed.
 func (r *runner) handler() http.Handler {
@@ -41,14 +41,8 @@ func (r *runner) handler() http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		mcpH.ServeHTTP(w, req)
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
-		if req.URL.Path != "/" {
-			http.NotFound(w, req)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("mcpgen dev: the MCP endpoint is /mcp (Streamable HTTP)\n"))
-	})
+	// Everything else is the inspector, which checks Host and Origin itself.
+	mux.Handle("/", r.insp)
 	return mux
 }
 

@@ -34,6 +34,7 @@ func (t *term) banner(dir string) {
 
 func (t *term) ready(url string, allow []string) {
 	t.printf(t.w, "\n  MCP endpoint  %s\n", url)
+	t.printf(t.w, "  inspector     %s\n", strings.TrimSuffix(url, "mcp"))
 	if len(allow) > 0 {
 		t.printf(t.w, "  also allowed  %s\n", strings.Join(allow, ", "))
 	}

@@ -1,0 +1,794 @@
+// The inspector's page: the server's tools, resources, templates, prompts
+// and fixtures on the left; the selected tool's form, result and view in
+// the middle, rendered under an emulated host; the protocol log on the
+// right; build errors from mcpgen dev as an overlay.
+
+import React from "react";
+import type { Client } from "@modelcontextprotocol/client";
+import { connect, listAll, viewURI, type Lists } from "./mcp";
+import { Fields, initial, validate } from "./form";
+import { presets, type DisplayMode, type Emulation, type HostName, type Theme, type Width } from "./presets";
+import { ViewHost, type AppStatus } from "./viewhost";
+import * as protocol from "./protocol";
+
+interface Fixture {
+  tool: string;
+  name: string;
+  file: string;
+  input: Record<string, unknown>;
+  result: any;
+  calls?: Record<string, any>;
+}
+
+interface Diag {
+  file: string;
+  line: number;
+  col: number;
+  severity: string;
+  message: string;
+  hint?: string;
+  text: string;
+}
+
+interface BuildStatus {
+  build: number;
+  ok: boolean;
+  diagnostics: Diag[];
+}
+
+interface CallOutcome {
+  result?: any;
+  error?: string;
+  ms?: number;
+  fixture?: string;
+}
+
+type Selection = { kind: "tool" | "resource" | "template" | "prompt"; name: string } | null;
+
+const query = new URLSearchParams(location.search);
+
+function pick<T extends string>(v: string | null, allowed: readonly T[], dflt: T): T {
+  return v && (allowed as readonly string[]).includes(v) ? (v as T) : dflt;
+}
+
+const TOKEN_WARN = 10_000;
+const TOKEN_CAP = 25_000;
+
+// estimateTokens approximates what a result costs a model: about four
+// characters of JSON per token.
+function estimateTokens(r: any): number {
+  return Math.ceil(JSON.stringify(r ?? {}).length / 4);
+}
+
+function bytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(2)} MiB`;
+}
+
+declare global {
+  interface Window {
+    __mcpgenInspector: { status: AppStatus; error: string; protocol: protocol.Entry[]; build: BuildStatus | null };
+  }
+}
+window.__mcpgenInspector = { status: "idle", error: "", protocol: [], build: null };
+
+export function App() {
+  const [config, setConfig] = React.useState<{ name: string; sandboxPort: number } | null>(null);
+  const [client, setClient] = React.useState<Client | null>(null);
+  const [connError, setConnError] = React.useState("");
+  const [lists, setLists] = React.useState<Lists>({ tools: [], resources: [], templates: [], prompts: [] });
+  const [fixtures, setFixtures] = React.useState<Fixture[]>([]);
+  const [fixtureDiags, setFixtureDiags] = React.useState<Diag[]>([]);
+  const [sel, setSel] = React.useState<Selection>(null);
+  const [input, setInput] = React.useState<Record<string, unknown>>({});
+  const [raw, setRaw] = React.useState("{}");
+  const [rawError, setRawError] = React.useState("");
+  const [tab, setTab] = React.useState<"form" | "json">("form");
+  const [outcome, setOutcome] = React.useState<CallOutcome | null>(null);
+  const [calling, setCalling] = React.useState(false);
+  const [emu, setEmu] = React.useState<Emulation>({
+    host: pick<HostName>(query.get("host"), ["claude", "chatgpt"], "claude"),
+    theme: pick<Theme>(query.get("theme"), ["light", "dark"], "light"),
+    mode: pick<DisplayMode>(query.get("mode"), ["inline", "fullscreen", "pip"], "inline"),
+    width: pick<Width>(query.get("width"), ["desktop", "tablet", "mobile"], "desktop"),
+    locale: query.get("locale") || navigator.language || "en-US",
+  });
+  const [appStatus, setAppStatus] = React.useState<AppStatus>("idle");
+  const [appError, setAppError] = React.useState("");
+  const [viewHeight, setViewHeight] = React.useState<number | undefined>();
+  const [build, setBuild] = React.useState<BuildStatus | null>(null);
+  const [overlayHidden, setOverlayHidden] = React.useState(false);
+  const [detail, setDetail] = React.useState<any>(null);
+  const [rendered, setRendered] = React.useState(false); // a view is shown in the stage
+
+  const emuRef = React.useRef(emu);
+  emuRef.current = emu;
+  const listsRef = React.useRef(lists);
+  listsRef.current = lists;
+  const stageRef = React.useRef<HTMLDivElement>(null);
+  const hostRef = React.useRef<ViewHost | null>(null);
+
+  // The app's configuration, fixtures, and the build status stream.
+  React.useEffect(() => {
+    fetch("/_mcpgen/config").then((r) => r.json()).then(setConfig).catch((e) => setConnError(String(e)));
+    const es = new EventSource("/_mcpgen/events");
+    es.addEventListener("status", (ev) => {
+      const st: BuildStatus = JSON.parse((ev as MessageEvent).data);
+      window.__mcpgenInspector.build = st;
+      setBuild(st);
+      setOverlayHidden(false);
+    });
+    return () => es.close();
+  }, []);
+
+  const loadFixtures = React.useCallback(async () => {
+    try {
+      const r = await fetch("/_mcpgen/fixtures").then((r) => r.json());
+      setFixtures(r.fixtures ?? []);
+      setFixtureDiags(r.diagnostics ?? []);
+    } catch {
+      // shown as no fixtures
+    }
+  }, []);
+
+  // Connect, list, and follow the server's list changes.
+  React.useEffect(() => {
+    let relistTimer: number | undefined;
+    let c: Client | undefined;
+    const relist = () => {
+      window.clearTimeout(relistTimer);
+      relistTimer = window.setTimeout(async () => {
+        if (!c) return;
+        try {
+          const l = await listAll(c);
+          setLists(l);
+          void loadFixtures();
+          // Re-render the open view when its tool's view changed.
+          const h = hostRef.current;
+          const cur = h?.current();
+          if (h && cur) {
+            const t = l.tools.find((x) => x.name === cur.tool?.name);
+            const uri = t && viewURI(t);
+            if (uri && uri !== cur.uri) void h.reload(uri);
+          }
+        } catch (e) {
+          setConnError(String(e));
+        }
+      }, 50);
+    };
+    connect(
+      () => relist(),
+      (uri) => {
+        const cur = hostRef.current?.current();
+        if (cur && cur.uri === uri) void hostRef.current!.reload();
+      },
+    )
+      .then(async (cl) => {
+        c = cl;
+        setClient(cl);
+        const l = await listAll(cl);
+        setLists(l);
+        await loadFixtures();
+      })
+      .catch((e) => setConnError(String(e?.message ?? e)));
+    return () => window.clearTimeout(relistTimer);
+  }, [loadFixtures]);
+
+  // A successful build after a failed one: list again (the server may not
+  // have announced anything when nothing changed since the last good build).
+  const lastOK = React.useRef(true);
+  React.useEffect(() => {
+    if (!build || !client) return;
+    if (build.ok && !lastOK.current) {
+      listAll(client).then(setLists).catch(() => {});
+    }
+    lastOK.current = build.ok;
+  }, [build, client]);
+
+  const status = React.useCallback((s: AppStatus, err?: string) => {
+    setAppStatus(s);
+    setAppError(err ?? "");
+    window.__mcpgenInspector.status = s;
+    window.__mcpgenInspector.error = err ?? "";
+  }, []);
+
+  // The view host, once connected.
+  React.useEffect(() => {
+    if (!client || !config || !stageRef.current) return;
+    const h = new ViewHost(
+      stageRef.current,
+      client,
+      () => `${location.protocol}//${location.hostname.includes(":") ? `[${location.hostname}]` : location.hostname}:${config.sandboxPort}`,
+      () => emuRef.current,
+      {
+        status,
+        size: (height) => setViewHeight(height),
+        displayMode: (mode) => setEmu((e) => ({ ...e, mode })),
+        hostEvent: () => {},
+      },
+    );
+    hostRef.current = h;
+    return () => {
+      void h.clear();
+      hostRef.current = null;
+    };
+  }, [client, config, status]);
+
+  // Tell the view about every emulation change, and keep the URL a deep link.
+  React.useEffect(() => {
+    hostRef.current?.update();
+    const q = new URLSearchParams(location.search);
+    q.set("host", emu.host);
+    q.set("theme", emu.theme);
+    q.set("mode", emu.mode);
+    if (emu.width !== "desktop") q.set("width", emu.width);
+    else q.delete("width");
+    history.replaceState(null, "", "?" + q.toString());
+  }, [emu]);
+
+  React.useEffect(() => protocol.subscribe(() => (window.__mcpgenInspector.protocol = protocol.all())), []);
+
+  const tool = sel?.kind === "tool" ? lists.tools.find((t) => t.name === sel.name) : undefined;
+  const schema = tool?.inputSchema ?? { type: "object" };
+  const errors = React.useMemo(() => (tool ? validate(schema, input, schema) : {}), [tool, schema, input]);
+
+  const setBoth = (v: Record<string, unknown>) => {
+    setInput(v);
+    setRaw(JSON.stringify(v, null, 2));
+    setRawError("");
+  };
+
+  const selectTool = React.useCallback(
+    (t: any, args?: Record<string, unknown>) => {
+      setSel({ kind: "tool", name: t.name });
+      const v = args ?? initial(t.inputSchema ?? { type: "object" }, t.inputSchema) ?? {};
+      setInput(v);
+      setRaw(JSON.stringify(v, null, 2));
+      setRawError("");
+      setOutcome(null);
+      setDetail(null);
+      setViewHeight(undefined);
+      setRendered(false);
+      void hostRef.current?.clear();
+      const q = new URLSearchParams(location.search);
+      q.set("tool", t.name);
+      q.delete("fixture");
+      q.delete("call");
+      q.delete("input");
+      history.replaceState(null, "", "?" + q.toString());
+    },
+    [],
+  );
+
+  const call = React.useCallback(
+    async (t: any, args: Record<string, unknown>) => {
+      if (!client) return;
+      setCalling(true);
+      setOutcome(null);
+      const uri = viewURI(t);
+      if (uri && hostRef.current) {
+        setRendered(true);
+        setViewHeight(undefined);
+        void hostRef.current.load({ tool: t, uri, input: args });
+      }
+      const q = new URLSearchParams(location.search);
+      q.set("tool", t.name);
+      q.set("input", JSON.stringify(args));
+      q.delete("fixture");
+      history.replaceState(null, "", "?" + q.toString());
+      const t0 = performance.now();
+      try {
+        const result = await client.callTool({ name: t.name, arguments: args });
+        setOutcome({ result, ms: Math.round(performance.now() - t0) });
+        if (uri) await hostRef.current?.setResult(result);
+      } catch (e) {
+        const msg = String((e as Error)?.message ?? e);
+        setOutcome({ error: msg, ms: Math.round(performance.now() - t0) });
+        if (uri) status("error", msg);
+      } finally {
+        setCalling(false);
+      }
+    },
+    [client, status],
+  );
+
+  const showFixture = React.useCallback(
+    (fx: Fixture) => {
+      const t = listsRef.current.tools.find((x) => x.name === fx.tool);
+      setSel({ kind: "tool", name: fx.tool });
+      setBoth(fx.input ?? {});
+      setOutcome({ result: fx.result, fixture: fx.name });
+      setDetail(null);
+      setRendered(true);
+      setViewHeight(undefined);
+      const q = new URLSearchParams(location.search);
+      q.set("tool", fx.tool);
+      q.set("fixture", fx.name);
+      q.delete("call");
+      q.delete("input");
+      history.replaceState(null, "", "?" + q.toString());
+      if (!t) {
+        status("error", `fixture ${fx.file}: the server lists no tool ${fx.tool}`);
+        return;
+      }
+      const uri = viewURI(t);
+      if (!uri) {
+        status("error", `fixture ${fx.file}: tool ${fx.tool} has no view (_meta.ui.resourceUri)`);
+        return;
+      }
+      void hostRef.current?.load({ tool: t, uri, input: fx.input ?? {}, result: fx.result, calls: fx.calls });
+    },
+    [status],
+  );
+
+  // The deep link, once the lists (and the view host) are there.
+  const deepLinked = React.useRef(false);
+  React.useEffect(() => {
+    if (deepLinked.current || !client || !hostRef.current || lists.tools.length === 0) return;
+    const name = query.get("tool");
+    if (!name) {
+      deepLinked.current = true;
+      return;
+    }
+    const fxName = query.get("fixture");
+    if (fxName && fixtures.length === 0) return; // wait for the fixtures
+    deepLinked.current = true;
+    const t = lists.tools.find((x) => x.name === name);
+    if (!t) {
+      setConnError(`deep link: the server lists no tool ${name}`);
+      status("error", `no tool ${name}`);
+      return;
+    }
+    if (fxName) {
+      const fx = fixtures.find((f) => f.tool === name && f.name === fxName);
+      if (!fx) {
+        setSel({ kind: "tool", name });
+        setRendered(true);
+        status("error", `no fixture fixtures/${name}/${fxName}.json`);
+        return;
+      }
+      showFixture(fx);
+      return;
+    }
+    let args: Record<string, unknown> | undefined;
+    const raw = query.get("input");
+    if (raw) {
+      try {
+        args = JSON.parse(raw);
+      } catch (e) {
+        setRawError(`deep link input: ${e}`);
+      }
+    }
+    selectTool(t, args);
+    if (query.get("call") === "1") void call(t, args ?? initial(t.inputSchema, t.inputSchema) ?? {});
+  }, [client, lists, fixtures, config, call, selectTool, showFixture, status]);
+
+  const readResource = async (uri: string) => {
+    if (!client) return;
+    try {
+      setDetail({ uri, loading: true });
+      setDetail({ uri, result: await client.readResource({ uri }) });
+    } catch (e) {
+      setDetail({ uri, error: String(e) });
+    }
+  };
+
+  const getPrompt = async (name: string, args: Record<string, string>) => {
+    if (!client) return;
+    try {
+      setDetail({ prompt: name, result: await client.getPrompt({ name, arguments: args }) });
+    } catch (e) {
+      setDetail({ prompt: name, error: String(e) });
+    }
+  };
+
+  const preset = presets[emu.host];
+  const page = preset.page[emu.theme];
+  const errorsShown = build && !build.ok && !overlayHidden && build.diagnostics.some((d) => d.severity === "error");
+  const toolFixtures = fixtures.filter((f) => f.tool === sel?.name);
+  const frameWidth = emu.mode === "pip" ? Math.min(360, preset.widths[emu.width]) : emu.mode === "fullscreen" ? undefined : preset.widths[emu.width];
+  const frameHeight =
+    emu.mode === "fullscreen" ? undefined : Math.min(viewHeight ?? 120, emu.mode === "pip" ? 320 : preset.maxHeight);
+
+  return (
+    <div className={`inspector theme-${emu.theme}`}>
+      <header className="bar">
+        <h1>
+          mcpgen inspector <span className="muted">{config?.name ?? ""}</span>
+        </h1>
+        <div className="controls">
+          <label>
+            Host
+            <select aria-label="Host" value={emu.host} onChange={(e) => setEmu({ ...emu, host: e.target.value as HostName })}>
+              <option value="claude">Claude</option>
+              <option value="chatgpt">ChatGPT</option>
+            </select>
+          </label>
+          <label>
+            Theme
+            <select aria-label="Theme" value={emu.theme} onChange={(e) => setEmu({ ...emu, theme: e.target.value as Theme })}>
+              <option value="light">light</option>
+              <option value="dark">dark</option>
+            </select>
+          </label>
+          <label>
+            Display mode
+            <select aria-label="Display mode" value={emu.mode} onChange={(e) => setEmu({ ...emu, mode: e.target.value as DisplayMode })}>
+              <option value="inline">inline</option>
+              <option value="fullscreen">fullscreen</option>
+              <option value="pip">pip</option>
+            </select>
+          </label>
+          <label>
+            Width
+            <select aria-label="Width" value={emu.width} onChange={(e) => setEmu({ ...emu, width: e.target.value as Width })}>
+              <option value="desktop">desktop ({preset.widths.desktop}px)</option>
+              <option value="tablet">tablet ({preset.widths.tablet}px)</option>
+              <option value="mobile">mobile ({preset.widths.mobile}px)</option>
+            </select>
+          </label>
+          <label>
+            Locale
+            <input aria-label="Locale" size={6} value={emu.locale} onChange={(e) => setEmu({ ...emu, locale: e.target.value })} />
+          </label>
+          <span className={"conn " + (client ? "ok" : connError ? "bad" : "")} title={connError}>
+            {client ? "connected" : connError ? "not connected" : "connecting…"}
+          </span>
+        </div>
+      </header>
+
+      <nav className="side" aria-label="Server">
+        {connError && <p className="err">{connError}</p>}
+        <h2>Tools</h2>
+        <ul>
+          {lists.tools.map((t) => (
+            <li key={t.name}>
+              <button aria-label={t.name} className={sel?.kind === "tool" && sel.name === t.name ? "item on" : "item"} onClick={() => selectTool(t)}>
+                <span className="name">{t.name}</span>
+                {viewURI(t) && <span className="badge">view</span>}
+                <Annotations a={t.annotations} />
+              </button>
+            </li>
+          ))}
+          {client && lists.tools.length === 0 && <li className="muted">none</li>}
+        </ul>
+        {fixtures.length > 0 && (
+          <>
+            <h2>Fixtures</h2>
+            <ul>
+              {fixtures.map((f) => (
+                <li key={f.file}>
+                  <button aria-label={`fixture ${f.tool}/${f.name}`} className="item" title={f.file} onClick={() => showFixture(f)}>
+                    <span className="name">{f.tool}</span> / {f.name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        {fixtureDiags.map((d) => (
+          <p key={d.text} className="err small">{d.text}</p>
+        ))}
+        <h2>Resources</h2>
+        <ul>
+          {lists.resources.map((r) => (
+            <li key={r.uri}>
+              <button aria-label={r.uri} className={sel?.kind === "resource" && sel.name === r.uri ? "item on" : "item"}
+                onClick={() => { setSel({ kind: "resource", name: r.uri }); void readResource(r.uri); }}>
+                <span className="name">{r.name}</span> <span className="muted small">{r.uri}</span>
+              </button>
+            </li>
+          ))}
+          {client && lists.resources.length === 0 && <li className="muted">none</li>}
+        </ul>
+        <h2>Templates</h2>
+        <ul>
+          {lists.templates.map((r) => (
+            <li key={r.uriTemplate}>
+              <button aria-label={r.uriTemplate} className={sel?.kind === "template" && sel.name === r.uriTemplate ? "item on" : "item"}
+                onClick={() => { setSel({ kind: "template", name: r.uriTemplate }); setDetail(null); }}>
+                <span className="name">{r.name}</span> <span className="muted small">{r.uriTemplate}</span>
+              </button>
+            </li>
+          ))}
+          {client && lists.templates.length === 0 && <li className="muted">none</li>}
+        </ul>
+        <h2>Prompts</h2>
+        <ul>
+          {lists.prompts.map((p) => (
+            <li key={p.name}>
+              <button aria-label={p.name} className={sel?.kind === "prompt" && sel.name === p.name ? "item on" : "item"}
+                onClick={() => { setSel({ kind: "prompt", name: p.name }); setDetail(null); }}>
+                <span className="name">{p.name}</span>
+              </button>
+            </li>
+          ))}
+          {client && lists.prompts.length === 0 && <li className="muted">none</li>}
+        </ul>
+      </nav>
+
+      <main className="main">
+        {!sel && <p className="muted intro">Choose a tool, resource or prompt on the left.</p>}
+        {tool && (
+          <section className="tool" aria-label={`tool ${tool.name}`}>
+            <h2>
+              {tool.name} {tool.title && <span className="muted">{tool.title}</span>}
+            </h2>
+            <Annotations a={tool.annotations} long />
+            {tool.description && <p className="desc">{tool.description}</p>}
+            <div className="tabs" role="tablist">
+              <button role="tab" aria-selected={tab === "form"} onClick={() => setTab("form")}>Form</button>
+              <button role="tab" aria-selected={tab === "json"} onClick={() => { setRaw(JSON.stringify(input, null, 2)); setTab("json"); }}>JSON</button>
+            </div>
+            <form className="args" onSubmit={(e) => { e.preventDefault(); void call(tool, input); }}>
+              {tab === "form" ? (
+                <Fields schema={schema} root={schema} value={input} path="" errors={errors} onChange={setInput} />
+              ) : (
+                <textarea aria-label="arguments (JSON)" className={"raw" + (rawError ? " bad" : "")} rows={10} value={raw}
+                  onChange={(e) => {
+                    setRaw(e.target.value);
+                    try {
+                      const v = JSON.parse(e.target.value);
+                      if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("arguments are a JSON object");
+                      setInput(v);
+                      setRawError("");
+                    } catch (err) {
+                      setRawError(String((err as Error).message));
+                    }
+                  }} />
+              )}
+              {rawError && <p className="err">{rawError}</p>}
+              {Object.keys(errors).length > 0 && tab === "json" && (
+                <ul className="err">{Object.entries(errors).map(([k, v]) => <li key={k}>{k}: {v}</li>)}</ul>
+              )}
+              <div className="actions">
+                <button type="submit" className="primary" disabled={calling || !!rawError}>Call</button>
+                {calling && <span className="muted">calling…</span>}
+                {toolFixtures.length > 0 && (
+                  <span className="muted small">
+                    fixtures: {toolFixtures.map((f) => (
+                      <button key={f.name} type="button" className="link" onClick={() => showFixture(f)}>{f.name}</button>
+                    ))}
+                  </span>
+                )}
+              </div>
+            </form>
+          </section>
+        )}
+        {sel?.kind === "resource" && detail && <Detail d={detail} />}
+        {sel?.kind === "template" && (
+          <TemplateForm t={lists.templates.find((x) => x.uriTemplate === sel.name)} onRead={readResource} detail={detail} />
+        )}
+        {sel?.kind === "prompt" && (
+          <PromptForm p={lists.prompts.find((x) => x.name === sel.name)} onGet={getPrompt} detail={detail} />
+        )}
+        <section className={"stage mode-" + emu.mode + (rendered && tool && viewURI(tool) ? "" : " hidden")}
+          style={{ background: page.background, color: page.text }} aria-label="host">
+          <div className="stage-head">
+            <span>{preset.label} · {emu.theme} · {emu.mode} · {preset.widths[emu.width]}px</span>
+            {emu.mode !== "inline" && (
+              <button className="link" onClick={() => setEmu({ ...emu, mode: "inline" })}>back to inline</button>
+            )}
+          </div>
+          <div
+            id="view"
+            className="view"
+            ref={stageRef}
+            data-app-status={appStatus === "idle" ? "loading" : appStatus}
+            data-app-error={appError || undefined}
+            data-host={emu.host}
+            data-theme={emu.theme}
+            data-mode={emu.mode}
+            style={{
+              width: frameWidth,
+              height: frameHeight,
+              borderRadius: preset.radius.lg,
+              background: preset.colors[emu.theme]["--color-background-primary"],
+            }}
+          />
+          {appStatus === "error" && <p className="err">view: {appError}</p>}
+        </section>
+        {tool && outcome && <Outcome o={outcome} />}
+      </main>
+
+      <ProtocolPanel />
+
+      {errorsShown && (
+        <div className="overlay" role="alertdialog" aria-label="Build errors">
+          <div className="overlay-box">
+            <h2>Build failed</h2>
+            <p className="muted">The last good build keeps serving. Fix these and save:</p>
+            <ul>
+              {build!.diagnostics.map((d, i) => (
+                <li key={i} className={d.severity}>
+                  <code className="pos">{d.file}:{d.line}:{d.col}</code>: {d.message}
+                  {d.hint && <div className="hint">{d.hint}</div>}
+                </li>
+              ))}
+            </ul>
+            <button onClick={() => setOverlayHidden(true)}>Dismiss</button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Annotations({ a, long }: { a?: any; long?: boolean }) {
+  if (!a) return long ? <p className="ann muted small">no annotations</p> : null;
+  const flags = [
+    a.readOnlyHint && "read-only",
+    a.destructiveHint === false ? !a.readOnlyHint && "non-destructive" : a.destructiveHint && "destructive",
+    a.idempotentHint && "idempotent",
+    a.openWorldHint === false ? "closed-world" : a.openWorldHint && "open-world",
+  ].filter(Boolean) as string[];
+  if (!long) return flags.includes("destructive") ? <span className="badge warn">destructive</span> : null;
+  return (
+    <p className="ann">
+      {flags.map((f) => <span key={f} className={"badge" + (f === "destructive" ? " warn" : "")}>{f}</span>)}
+      {a.title && <span className="muted small"> {a.title}</span>}
+    </p>
+  );
+}
+
+function Outcome({ o }: { o: CallOutcome }) {
+  if (o.error) {
+    return (
+      <section className="outcome" aria-label="result">
+        <p className="err">call failed: {o.error}</p>
+      </section>
+    );
+  }
+  const r = o.result ?? {};
+  const size = new TextEncoder().encode(JSON.stringify(r)).length;
+  const tokens = estimateTokens(r);
+  const level = tokens > TOKEN_CAP ? "over" : tokens > TOKEN_WARN ? "warn" : "ok";
+  return (
+    <section className="outcome" aria-label="result">
+      <p className="stats">
+        {o.fixture ? <span className="badge">fixture {o.fixture}</span> : null}
+        <span className={"badge " + (r.isError ? "warn" : "good")}>isError: {String(!!r.isError)}</span>
+        {o.ms !== undefined && <span>{o.ms} ms</span>}
+        <span>{bytes(size)}</span>
+        <span className={"tokens " + level} title="estimated at 4 characters per token; hosts warn at 10k and cut at 25k">
+          ≈ {tokens.toLocaleString()} tokens of {TOKEN_CAP.toLocaleString()}
+          {level === "warn" && " — over the 10k warning"}
+          {level === "over" && " — over the 25k cap: hosts truncate this"}
+        </span>
+      </p>
+      <h3>content</h3>
+      {(r.content ?? []).map((c: any, i: number) => <ContentItem key={i} c={c} />)}
+      {r.structuredContent !== undefined && (
+        <>
+          <h3>structuredContent</h3>
+          <pre>{JSON.stringify(r.structuredContent, null, 2)}</pre>
+        </>
+      )}
+      {r._meta !== undefined && (
+        <>
+          <h3>_meta</h3>
+          <pre>{JSON.stringify(r._meta, null, 2)}</pre>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ContentItem({ c }: { c: any }) {
+  switch (c.type) {
+    case "text":
+      return <pre className="text">{c.text}</pre>;
+    case "image":
+      return <img alt="image content" src={`data:${c.mimeType};base64,${c.data}`} className="img" />;
+    case "audio":
+      return <audio controls src={`data:${c.mimeType};base64,${c.data}`} />;
+    default:
+      return <pre>{JSON.stringify(c, null, 2)}</pre>;
+  }
+}
+
+function Detail({ d }: { d: any }) {
+  if (d.loading) return <p className="muted">reading…</p>;
+  if (d.error) return <p className="err">{d.error}</p>;
+  return (
+    <section className="outcome" aria-label="resource">
+      <h2>{d.uri ?? d.prompt}</h2>
+      <pre>{JSON.stringify(d.result, null, 2)}</pre>
+    </section>
+  );
+}
+
+function TemplateForm({ t, onRead, detail }: { t?: any; onRead(uri: string): void; detail: any }) {
+  const [uri, setUri] = React.useState(t?.uriTemplate ?? "");
+  React.useEffect(() => setUri(t?.uriTemplate ?? ""), [t]);
+  if (!t) return null;
+  return (
+    <section className="tool">
+      <h2>{t.name} <span className="muted">{t.uriTemplate}</span></h2>
+      {t.description && <p className="desc">{t.description}</p>}
+      <form className="args" onSubmit={(e) => { e.preventDefault(); onRead(uri); }}>
+        <div className="field">
+          <label htmlFor="tmpl-uri"><span className="fname">uri</span></label>
+          <input id="tmpl-uri" aria-label="uri" value={uri} onChange={(e) => setUri(e.target.value)} />
+        </div>
+        <div className="actions"><button type="submit" className="primary">Read</button></div>
+      </form>
+      {detail && <Detail d={detail} />}
+    </section>
+  );
+}
+
+function PromptForm({ p, onGet, detail }: { p?: any; onGet(name: string, args: Record<string, string>): void; detail: any }) {
+  const [args, setArgs] = React.useState<Record<string, string>>({});
+  React.useEffect(() => setArgs({}), [p]);
+  if (!p) return null;
+  return (
+    <section className="tool">
+      <h2>{p.name} {p.title && <span className="muted">{p.title}</span>}</h2>
+      {p.description && <p className="desc">{p.description}</p>}
+      <form className="args" onSubmit={(e) => { e.preventDefault(); onGet(p.name, args); }}>
+        {(p.arguments ?? []).map((a: any) => (
+          <div className="field" key={a.name}>
+            <label htmlFor={"p-" + a.name}>
+              <span className="fname">{a.name}</span>
+              {a.required && <span className="req" aria-hidden="true">*</span>}
+            </label>
+            <input id={"p-" + a.name} aria-label={a.name} value={args[a.name] ?? ""} onChange={(e) => setArgs({ ...args, [a.name]: e.target.value })} />
+            {a.description && <p className="desc">{a.description}</p>}
+          </div>
+        ))}
+        <div className="actions"><button type="submit" className="primary">Get</button></div>
+      </form>
+      {detail && <Detail d={detail} />}
+    </section>
+  );
+}
+
+function ProtocolPanel() {
+  const entries = React.useSyncExternalStore(protocol.subscribe, protocol.all);
+  const [filter, setFilter] = React.useState<"all" | protocol.Channel>("all");
+  const [open, setOpen] = React.useState<number | null>(null);
+  const [copied, setCopied] = React.useState(false);
+  const shown = filter === "all" ? entries : entries.filter((e) => e.channel === filter);
+  const copy = async () => {
+    const text = JSON.stringify(shown, null, 2);
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      const ta = document.createElement("textarea");
+      ta.value = text;
+      document.body.appendChild(ta);
+      ta.select();
+      document.execCommand("copy");
+      ta.remove();
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1200);
+  };
+  return (
+    <aside className="protocol" aria-label="Protocol">
+      <div className="protocol-head">
+        <h2>Protocol</h2>
+        <select aria-label="Channel" value={filter} onChange={(e) => setFilter(e.target.value as any)}>
+          <option value="all">all</option>
+          <option value="server">server (JSON-RPC)</option>
+          <option value="view">view (postMessage)</option>
+        </select>
+        <button onClick={copy}>{copied ? "Copied" : "Copy"}</button>
+        <button onClick={() => protocol.clear()}>Clear</button>
+      </div>
+      <ol className="log">
+        {shown.map((e) => (
+          <li key={e.seq} className={`${e.channel} ${e.dir}`}>
+            <button className="entry" onClick={() => setOpen(open === e.seq ? null : e.seq)}>
+              <span className="at">{e.at}ms</span>
+              <span className="ch">{e.channel === "server" ? "server" : "view"}</span>
+              <span className="dir">{e.dir === "send" ? "→" : "←"}</span>
+              <span className="what">{protocol.describe(e.message)}</span>
+            </button>
+            {open === e.seq && <pre>{JSON.stringify(e.message, null, 2)}</pre>}
+          </li>
+        ))}
+      </ol>
+    </aside>
+  );
+}

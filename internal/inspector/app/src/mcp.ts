@@ -1,0 +1,56 @@
+// The inspector's MCP client: the official TypeScript SDK client over
+// Streamable HTTP to the server's /mcp on the inspector's own origin, its
+// traffic recorded in the protocol log.
+
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { tap } from "./protocol";
+
+export interface Lists {
+  tools: any[];
+  resources: any[];
+  templates: any[];
+  prompts: any[];
+}
+
+export async function connect(onListChanged: (what: string) => void, onUpdated: (uri: string) => void): Promise<Client> {
+  const client = new Client(
+    { name: "mcpgen-inspector", version: "1.0.0" },
+    { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } as any },
+  );
+  client.setNotificationHandler("notifications/tools/list_changed", () => onListChanged("tools"));
+  client.setNotificationHandler("notifications/resources/list_changed", () => onListChanged("resources"));
+  client.setNotificationHandler("notifications/prompts/list_changed", () => onListChanged("prompts"));
+  client.setNotificationHandler("notifications/resources/updated", (n: any) => onUpdated(n.params?.uri ?? ""));
+  const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href)), "server");
+  await client.connect(transport);
+  return client;
+}
+
+// listAll pages through each list the server offers.
+export async function listAll(client: Client): Promise<Lists> {
+  const caps: any = client.getServerCapabilities() ?? {};
+  const pages = async (fn: (cursor?: string) => Promise<any>, key: string) => {
+    const out: any[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const r = await fn(cursor);
+      out.push(...(r[key] ?? []));
+      cursor = r.nextCursor;
+      if (!cursor) break;
+    }
+    return out;
+  };
+  const [tools, resources, templates, prompts] = await Promise.all([
+    caps.tools ? pages((cursor) => client.listTools({ cursor }), "tools") : [],
+    caps.resources ? pages((cursor) => client.listResources({ cursor }), "resources") : [],
+    caps.resources ? pages((cursor) => client.listResourceTemplates({ cursor }), "resourceTemplates") : [],
+    caps.prompts ? pages((cursor) => client.listPrompts({ cursor }), "prompts") : [],
+  ]);
+  return { tools, resources, templates, prompts };
+}
+
+// viewURI is the ui:// resource a tool's view is linked by, if any.
+export function viewURI(tool: any): string | undefined {
+  const meta = tool?._meta ?? {};
+  return meta.ui?.resourceUri ?? meta["ui/resourceUri"] ?? meta["openai/outputTemplate"];
+}

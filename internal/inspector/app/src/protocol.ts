@@ -1,0 +1,73 @@
+// The protocol log: every JSON-RPC message between the inspector and the
+// MCP server, and every postMessage between the inspector (as host) and
+// the view, in the order they happened.
+
+export type Channel = "server" | "view";
+export type Direction = "send" | "recv";
+
+export interface Entry {
+  seq: number;
+  at: number; // milliseconds since the page started
+  channel: Channel;
+  dir: Direction;
+  message: any;
+}
+
+const t0 = performance.now();
+let entries: Entry[] = [];
+let listeners: Array<() => void> = [];
+let seq = 0;
+
+export function record(channel: Channel, dir: Direction, message: unknown) {
+  entries = [...entries, { seq: ++seq, at: Math.round(performance.now() - t0), channel, dir, message }];
+  if (entries.length > 2000) entries = entries.slice(entries.length - 2000);
+  for (const l of listeners) l();
+}
+
+export function all(): Entry[] {
+  return entries;
+}
+
+export function clear() {
+  entries = [];
+  for (const l of listeners) l();
+}
+
+export function subscribe(l: () => void): () => void {
+  listeners.push(l);
+  return () => {
+    listeners = listeners.filter((x) => x !== l);
+  };
+}
+
+// describe names a message for the log's one-line summary.
+export function describe(m: any): string {
+  if (!m || typeof m !== "object") return String(m);
+  if (m.method) return m.id !== undefined ? `${m.method} #${m.id}` : m.method;
+  if (m.error) return `error #${m.id}: ${m.error.message ?? ""}`;
+  if ("result" in m) return `result #${m.id}`;
+  return "message";
+}
+
+// tap logs a transport's traffic without replacing it: the SDKs set
+// onmessage after construction, so the property is wrapped.
+export function tap<T extends { send: (m: any, o?: any) => Promise<void> }>(t: T, channel: Channel): T {
+  const send = t.send.bind(t);
+  t.send = (m: any, o?: any) => {
+    record(channel, "send", m);
+    return send(m, o);
+  };
+  let handler: ((m: any, extra?: any) => void) | undefined;
+  const wrapped = (m: any, extra?: any) => {
+    record(channel, "recv", m);
+    handler?.(m, extra);
+  };
+  Object.defineProperty(t, "onmessage", {
+    configurable: true,
+    get: () => (handler ? wrapped : undefined),
+    set: (h) => {
+      handler = h;
+    },
+  });
+  return t;
+}
