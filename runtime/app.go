@@ -67,6 +67,10 @@ type Tool struct {
 	MaxResultChars int
 	Result         ResultKind
 	Handler        ToolHandler
+	// Scopes are the OAuth scopes a call needs (when auth is on).
+	Scopes []string
+	// RateLimit bounds calls per caller; the zero Rate means none.
+	RateLimit Rate
 }
 
 // ResourceHandler binds the template variables (nil for a fixed URI) into
@@ -83,6 +87,7 @@ type Resource struct {
 	MIMEType    string
 	Result      ResultKind
 	Handler     ResourceHandler
+	Scopes      []string // OAuth scopes a read needs (when auth is on)
 }
 
 // PromptHandler binds the arguments into the input type and calls the
@@ -105,6 +110,7 @@ type Prompt struct {
 	Arguments   []PromptArgument
 	Result      ResultKind
 	Handler     PromptHandler
+	Scopes      []string // OAuth scopes a get needs (when auth is on)
 }
 
 // CompletionHandler proposes values for one argument given its partial value

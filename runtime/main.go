@@ -57,6 +57,9 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	// Deployment (deploy.go).
 	dep := deploymentFlags(cl)
 
+	// Auth and rate limits (authflags.go).
+	af := declareAuthFlags(cl)
+
 	cl.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
 		cl.fs.PrintDefaults()
@@ -85,6 +88,12 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
+	authOpts, err := af.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	depOpts = append(depOpts, authOpts...)
 	listen, err := listenAddr(cl, *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)

@@ -44,6 +44,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		}
 		io.WriteString(w, "ok\n")
 	})
+	s.MountAuth(mux)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Header.Get("Mcp-Method") != "subscriptions/listen" {
 			inflight.Add(1)

@@ -43,6 +43,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	views map[string]View // by name
+
+	auth   *authState  // nil when auth is off
+	limits *limiterSet // per-caller rate limits
 }
 
 type options struct {
@@ -62,6 +65,9 @@ type options struct {
 	stateKey       []byte
 	sessionIdle    time.Duration
 	askTimeout     time.Duration
+	auth           *Auth            // auth.go
+	rateLimit      Rate             // ratelimit.go
+	now            func() time.Time // rate limits; time.Now when nil
 }
 
 // Option configures NewServer.
@@ -236,6 +242,10 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	for _, t := range s.sortedTools() {
 		s.mcp.AddTool(s.sdkTool(t), t.handle)
 	}
+	if err := s.setupAuth(); err != nil {
+		return nil, err
+	}
+	s.limits = newLimiterSet(o.now)
 	return s, nil
 }
 
@@ -290,7 +300,12 @@ func (s *Server) newHandler() http.Handler {
 		}
 		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
 	}
-	return &guard{next: e, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}
+	var h http.Handler = e
+	if s.auth != nil {
+		h = s.auth.wrap(h)
+	}
+	h = callerAddr(h)
+	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}
 }
 
 // sessionVersion returns the protocol version the client of session id

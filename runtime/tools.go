@@ -165,6 +165,9 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 // (returns an error, panics, overruns its timeout, returns too much text),
 // the client gets a result it can show the model, and the server goes on.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if res := t.rateLimited(req); res != nil {
+		return res, nil
+	}
 	args, err := t.validate(req.Params.Arguments)
 	if err != nil {
 		return errorResult(err.Error()), nil

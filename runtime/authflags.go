@@ -1,0 +1,66 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// authFlags are a connector binary's OAuth resource-server and rate-limit
+// flags.
+type authFlags struct {
+	issuer, audience, introspection, scopes, rateLimit *string
+	lookup                                             func(string) (string, bool)
+}
+
+func declareAuthFlags(c *cmdline) *authFlags {
+	return &authFlags{
+		issuer: c.String("auth-issuer", "MCPGEN_AUTH_ISSUER", "",
+			"accept only bearer tokens from the authorization server `URL` (its issuer);\nneeds --public-url, which names this resource"),
+		audience: c.String("auth-audience", "MCPGEN_AUTH_AUDIENCE", "",
+			"require `AUD` in the tokens' aud claim instead of the public URL + /mcp\n(for providers that put an API identifier there)"),
+		introspection: c.String("auth-introspection", "MCPGEN_AUTH_INTROSPECTION", "",
+			"verify opaque tokens at this RFC 7662 introspection `URL`, authenticating with\n$MCPGEN_AUTH_CLIENT_ID and $MCPGEN_AUTH_CLIENT_SECRET"),
+		scopes: c.String("auth-scopes", "MCPGEN_AUTH_SCOPES", "",
+			"require these space-separated `SCOPES` on every request"),
+		rateLimit: c.String("rate-limit", "MCPGEN_RATE_LIMIT", "",
+			"allow each caller (token subject, or client address without auth) at most\n`N/DURATION` tool calls, such as 120/1m"),
+		lookup: c.lookup,
+	}
+}
+
+// options checks the auth flags and turns them into server options.
+func (f *authFlags) options() ([]Option, error) {
+	var opts []Option
+	if *f.rateLimit != "" {
+		r, err := ParseRate(*f.rateLimit)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --rate-limit: %v", err)
+		}
+		opts = append(opts, WithRateLimit(r))
+	}
+	if *f.issuer == "" {
+		// Any other auth flag without an issuer is a mistake that would
+		// leave the connector open: refuse to start.
+		for name, v := range map[string]string{"--auth-audience": *f.audience, "--auth-introspection": *f.introspection, "--auth-scopes": *f.scopes} {
+			if v != "" {
+				return nil, fmt.Errorf("%s needs --auth-issuer (the authorization server whose tokens are accepted)", name)
+			}
+		}
+		return opts, nil
+	}
+	a := Auth{
+		Issuer:           *f.issuer,
+		Audience:         *f.audience,
+		IntrospectionURL: *f.introspection,
+		Scopes:           strings.Fields(*f.scopes),
+	}
+	if a.IntrospectionURL != "" {
+		a.ClientID, _ = f.lookup("MCPGEN_AUTH_CLIENT_ID")
+		a.ClientSecret, _ = f.lookup("MCPGEN_AUTH_CLIENT_SECRET")
+		if a.ClientID == "" {
+			return nil, errors.New("--auth-introspection needs client credentials in $MCPGEN_AUTH_CLIENT_ID and $MCPGEN_AUTH_CLIENT_SECRET")
+		}
+	}
+	return append(opts, WithAuth(a)), nil
+}
