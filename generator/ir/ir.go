@@ -85,6 +85,12 @@ type Tool struct {
 	Sig          Signature       `json:"sig"`
 	InputSchema  json.RawMessage `json:"inputSchema"`            // root type object, 2020-12
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"` // for ResultStruct
+	// InputTypes and OutputTypes are the same schemas with every named Go
+	// struct and enum type in $defs under its Go name: the source of the
+	// views' TypeScript declarations (named interfaces), never served.
+	// Derived data, left out of the IR's JSON.
+	InputTypes  json.RawMessage `json:"-"`
+	OutputTypes json.RawMessage `json:"-"`
 	Annotations  Annotations     `json:"annotations"`
 	TimeoutMS    int64           `json:"timeoutMs,omitempty"` // 0: runtime default
 	UI           string          `json:"ui,omitempty"`        // view name (ui/NAME.tsx)

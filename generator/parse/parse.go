@@ -303,6 +303,9 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		s, sok := p.schemas.Object(h.in, h.decl.Name.Pos(), p.diags)
 		t.InputSchema = s
 		ok = ok && sok
+		if sok {
+			t.InputTypes = p.schemas.Types(h.in, false)
+		}
 	}
 	if len(t.Description) > maxDescription {
 		p.diags.Warnf(h.pos, "long-description", hintLongDesc, msgLongDescription, "tool", t.Name, len(t.Description))
@@ -318,6 +321,9 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		s, sok := p.schemas.Output(res, h.decl.Type.Results.Pos(), p.diags)
 		t.OutputSchema = s
 		ok = ok && sok
+		if sok {
+			t.OutputTypes = p.schemas.Types(res, true)
+		}
 	}
 	return t, ok
 }

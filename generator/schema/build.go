@@ -25,6 +25,10 @@ type build struct {
 	defs     map[string]*node
 	stack    map[string]bool // named types being built (recursion guard)
 	checks   []check
+
+	// named: every named struct, and every named type with enum constants,
+	// goes to $defs (the schema for TypeScript declarations, see Types).
+	named bool
 }
 
 // fctx is the field a schema is being built for, for messages and tags.
@@ -159,7 +163,7 @@ func (bd *build) countStruct(st *types.Struct, inNamed map[string]bool) {
 func (bd *build) nameDefs() {
 	var keys []string
 	for k, n := range bd.uses {
-		if n >= 2 && k != bd.rootKey {
+		if (n >= 2 || bd.named) && k != bd.rootKey {
 			keys = append(keys, k)
 		}
 	}
@@ -309,6 +313,9 @@ func (bd *build) typeNode0(t types.Type, fc *fctx) *node {
 		}
 		if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&(types.IsString|types.IsInteger) != 0 {
 			bd.enum(n, t)
+			if bd.named && len(n.enum) > 0 {
+				return bd.enumRef(t, n)
+			}
 		}
 		return n
 	case *types.Pointer:
@@ -457,6 +464,35 @@ func (bd *build) structRef(t *types.Named, st *types.Struct) *node {
 	delete(bd.stack, k)
 	n.desc = bd.b.typeDoc(t)
 	return n
+}
+
+// enumRef puts the schema n of a named enum type into $defs (in the named
+// mode only) and returns a reference to it. The $defs name is the type's
+// name, qualified by its package, then its import path, when taken.
+func (bd *build) enumRef(t *types.Named, n *node) *node {
+	k := typeKey(t)
+	name, ok := bd.defNames[k]
+	if !ok {
+		taken := map[string]bool{}
+		for _, v := range bd.defNames {
+			taken[v] = true
+		}
+		name = defBase(t)
+		if pkg := t.Obj().Pkg(); pkg != nil {
+			for _, alt := range []string{pkg.Name() + "." + name, sanitize(pkg.Path()) + "." + name} {
+				if !taken[name] {
+					break
+				}
+				name = alt
+			}
+		}
+		for i := 2; taken[name]; i++ {
+			name = fmt.Sprintf("%s-%d", defBase(t), i)
+		}
+		bd.defNames[k] = name
+		bd.defs[k] = n
+	}
+	return &node{ref: "#/$defs/" + pointerEscape(name), gt: t}
 }
 
 func pointerEscape(s string) string {

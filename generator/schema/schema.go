@@ -84,9 +84,30 @@ func (b *Builder) Output(t types.Type, at token.Pos, diags *diag.List) (json.Raw
 	return b.object(t, at, diags, true)
 }
 
-func (b *Builder) object(t types.Type, at token.Pos, diags *diag.List, output bool) (json.RawMessage, bool) {
-	bd := &build{b: b, output: output, uses: map[string]int{}, defNames: map[string]string{},
+// Types is the schema of Object (or, with output, of Output) for declaring
+// the type in TypeScript rather than for validating values: every named
+// struct and every named type with enum constants is a "$defs" entry named
+// after the Go type (qualified by its package on a clash), so that a struct
+// shared by several fields or tools becomes one named interface. Nothing is
+// reported: Object and Output report the same problems. It returns nil when
+// the type has no schema.
+func (b *Builder) Types(t types.Type, output bool) json.RawMessage {
+	bd := newBuild(b, output)
+	bd.named = true
+	n := bd.root(t, token.NoPos)
+	if n == nil || bd.diags.HasErrors() {
+		return nil
+	}
+	return json.RawMessage(n.marshal())
+}
+
+func newBuild(b *Builder, output bool) *build {
+	return &build{b: b, output: output, uses: map[string]int{}, defNames: map[string]string{},
 		defs: map[string]*node{}, stack: map[string]bool{}}
+}
+
+func (b *Builder) object(t types.Type, at token.Pos, diags *diag.List, output bool) (json.RawMessage, bool) {
+	bd := newBuild(b, output)
 	n := bd.root(t, at)
 	local := bd.diags
 	local.Sort()

@@ -47,10 +47,10 @@ func Declarations(p *ir.Project) []byte {
 	var tools []string
 	for i, t := range p.Tools {
 		base := bases[i]
-		in := g.root(&body, base+"Input", fmt.Sprintf("Arguments of the %s tool.", t.Name), t.InputSchema)
+		in := g.root(&body, base+"Input", fmt.Sprintf("Arguments of the %s tool.", t.Name), prefer(t.InputTypes, t.InputSchema))
 		out := "unknown"
 		if len(t.OutputSchema) > 0 {
-			out = g.root(&body, base+"Output", fmt.Sprintf("structuredContent of the %s tool's result.", t.Name), t.OutputSchema)
+			out = g.root(&body, base+"Output", fmt.Sprintf("structuredContent of the %s tool's result.", t.Name), prefer(t.OutputTypes, t.OutputSchema))
 		}
 		tools = append(tools, fmt.Sprintf("  %s: { input: %s; output: %s };\n", propName(t.Name), in, out))
 	}
@@ -68,8 +68,23 @@ func Declarations(p *ir.Project) []byte {
 	}
 	b.WriteString("}\n\n")
 	b.WriteString(strings.TrimSpace(ui.Declarations))
-	b.WriteString("\n")
+	b.WriteString("\n\n")
+	// The module's tool map is empty on its own; this block (merged with the
+	// declaration above) types useApp().callTool by this connector's tools.
+	b.WriteString("declare module \"mcpgen/ui\" {\n")
+	b.WriteString("  /** This connector's tools, for useApp().callTool(name, args). */\n")
+	b.WriteString("  interface ToolMap extends Tools {}\n")
+	b.WriteString("}\n")
 	return b.Bytes()
+}
+
+// prefer returns the schema with named $defs (ir.Tool.InputTypes) when the
+// parser made one, else the served schema.
+func prefer(types, schema json.RawMessage) json.RawMessage {
+	if len(types) > 0 {
+		return types
+	}
+	return schema
 }
 
 type gen struct {

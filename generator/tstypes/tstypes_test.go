@@ -94,11 +94,21 @@ export default function Orders() {
   const data = useToolData<FindOrdersOutput>();
   const input = useToolInput<FindOrdersInput>();
   const app = useApp();
+  // The untyped form still compiles: a generic helper, a computed name.
+  async function call<T>(tool: string, args: Record<string, unknown>): Promise<T | undefined> {
+    return (await app.callTool<T>(tool, args)).structuredContent;
+  }
+  const dynamic: string = "greet";
+  void call<FindOrdersOutput>("find_orders", { customer: "C-1" });
+  void app.callTool(dynamic, { name: "x" }).then((r) => r.structuredContent?.anything);
   if (!data) return <p>Loading {input?.customer}</p>;
   const first: Order | undefined = data.orders[0];
   const next: Tools["find_orders"]["output"]["next"] = data.next;
   return (
-    <ul onClick={() => app.callTool<FindOrdersOutput>("find_orders", { customer: "C-1" }).then((r) => r.structuredContent?.total)}>
+    <ul onClick={() => app.callTool<FindOrdersOutput>("find_orders", { customer: "C-1" }).then((r) => r.structuredContent?.total)}
+        onKeyDown={() => app.callTool("find_orders", { customer: "C-1", status: "open" }).then((r) => r.structuredContent?.orders[0]?.parent?.id)}
+        onBlur={() => app.callTool("greet", { name: "Ada" })}
+        onFocus={() => app.callTool<{ n: number }>("some_other_tool").then((r) => r.structuredContent?.n)}>
       {data.orders.map((o) => <li key={o.id}>{o.placed} {o.lines?.length ?? 0} {first?.id} {next}</li>)}
       <li>{data.total}</li>
     </ul>
@@ -106,14 +116,19 @@ export default function Orders() {
 }
 `
 
-// badView misuses fields: totl does not exist, and status is not a number.
-const badView = `import { useToolData, useToolInput } from "mcpgen/ui";
+// badView misuses fields: totl does not exist, status is not a number, and
+// callTool gets a misspelt argument, a misspelt tool and a wrong result field.
+const badView = `import { useApp, useToolData, useToolInput } from "mcpgen/ui";
 
 export default function Orders() {
   const data = useToolData<FindOrdersOutput>();
   const input = useToolInput<FindOrdersInput>();
   const status: number | undefined = input?.status;
-  return <p>{data?.totl} {status}</p>;
+  const app = useApp();
+  return <p onClick={() => app.callTool("find_orders", { customr: "C-1" })}
+            onBlur={() => app.callTool("find_ordrs", { customer: "C-1" })}
+            onFocus={() => app.callTool("find_orders", { customer: "C-1" }).then((r) => r.structuredContent?.totl)}>
+    {data?.totl} {status}</p>;
 }
 `
 
@@ -161,7 +176,12 @@ func TestTypeScriptRejectsMisuse(t *testing.T) {
 	}
 	for _, want := range []string{
 		`ui/orders.tsx(6,9): error TS2322: Type '"open" | "shipped" | "cancelled" | undefined' is not assignable to type 'number | undefined'`,
-		"ui/orders.tsx(7,20): error TS2551: Property 'totl' does not exist on type 'FindOrdersOutput'. Did you mean 'total'?",
+		"ui/orders.tsx(11,12): error TS2551: Property 'totl' does not exist on type 'FindOrdersOutput'. Did you mean 'total'?",
+		"ui/orders.tsx(8,32): error TS2769: No overload matches this call.",
+		"Object literal may only specify known properties, but 'customr' does not exist in type 'FindOrdersInput'. Did you mean to write 'customer'?",
+		`ui/orders.tsx(9,40): error TS2769: No overload matches this call.`,
+		`Argument of type '"find_ordrs"' is not assignable to parameter of type 'ToolName'.`,
+		"ui/orders.tsx(10,110): error TS2551: Property 'totl' does not exist on type 'FindOrdersOutput'. Did you mean 'total'?",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tsc output lacks %q:\n%s", want, out)

@@ -60,8 +60,31 @@ export interface ModelContext {
 
 export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
 
+// The tool map: the declaration file (ui/mcpgen.d.ts) fills it in from the
+// connector's tools; here it is empty, and the module works on any name.
+export interface ToolMap {}
+export type ToolName = keyof ToolMap & string;
+export type ToolArgs<N extends ToolName> = ToolMap[N] extends { input: infer I }
+  ? ({} extends I ? [args?: I] : [args: I])
+  : [args?: Record<string, unknown>];
+export type ToolOutput<N extends ToolName> = ToolMap[N] extends { output: infer O } ? O : unknown;
+/**
+ * What the untyped callTool overload accepts as a name: a name computed at
+ * run time (string), or any name once a type argument is given; not a
+ * literal name of the tool map (its arguments are checked by the typed
+ * overload) nor, without a type argument, a literal name outside it.
+ */
+export type UntypedToolName<N extends string> = [ToolName] extends [never]
+  ? unknown
+  : N extends ToolName
+    ? never
+    : string extends N
+      ? unknown
+      : ToolName;
+
 export interface App {
-  callTool<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<CallToolResult<T>>;
+  callTool<N extends ToolName>(name: N, ...args: ToolArgs<N>): Promise<CallToolResult<ToolOutput<N>>>;
+  callTool<T = Record<string, unknown>, N extends string = string>(name: N & UntypedToolName<N>, args?: Record<string, unknown>): Promise<CallToolResult<T>>;
   readResource(uri: string): Promise<ReadResourceResult>;
   openLink(url: string): Promise<void>;
   sendMessage(text: string): Promise<void>;
@@ -288,7 +311,7 @@ function textContent(text: string): ContentBlock[] {
 }
 
 const app: App = {
-  callTool: (name, args) => call("tools/call", { name, arguments: args ?? {} }),
+  callTool: (name: string, args?: unknown) => call<CallToolResult<any>>("tools/call", { name, arguments: args ?? {} }),
   readResource: (uri) => call("resources/read", { uri }),
   openLink: async (url) => {
     const res = await call<{ isError?: boolean }>("ui/open-link", { url });

@@ -45,12 +45,51 @@ declare module "mcpgen/ui" {
     structuredContent?: Record<string, unknown>;
   }
 
+  /**
+   * The connector's tools, name → { input; output }: ui/mcpgen.d.ts, which
+   * mcpgen generates from the Go handlers, fills it in (it extends the global
+   * interface Tools there).
+   */
+  export interface ToolMap {}
+  /** A tool's name. */
+  export type ToolName = keyof ToolMap & string;
+  /** The arguments of tool N: optional when the tool requires none. */
+  export type ToolArgs<N extends ToolName> = ToolMap[N] extends { input: infer I }
+    ? ({} extends I ? [args?: I] : [args: I])
+    : [args?: Record<string, unknown>];
+  /** The structuredContent of tool N's result. */
+  export type ToolOutput<N extends ToolName> = ToolMap[N] extends { output: infer O } ? O : unknown;
+  /**
+   * What the untyped callTool overload accepts as a name: a name computed at
+   * run time (string), or any name once a type argument is given; not a
+   * literal name of the tool map (its arguments are checked by the typed
+   * overload) nor, without a type argument, a literal name outside it.
+   */
+  export type UntypedToolName<N extends string> = [ToolName] extends [never]
+    ? unknown
+    : N extends ToolName
+      ? never
+      : string extends N
+        ? unknown
+        : ToolName;
+
   export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
 
   /** Actions toward the host. */
   export interface App {
-    /** Calls a tool of this connector (tools/call through the host). */
-    callTool<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<CallToolResult<T>>;
+    /**
+     * Calls a tool of this connector (tools/call through the host). The
+     * arguments and the result's structuredContent are typed by the tool map
+     * that mcpgen generates (ToolMap, in ui/mcpgen.d.ts).
+     */
+    callTool<N extends ToolName>(name: N, ...args: ToolArgs<N>): Promise<CallToolResult<ToolOutput<N>>>;
+    /**
+     * Calls a tool with the result's structuredContent typed as T, the
+     * arguments unchecked: callTool<Result>(name, args), or a name computed
+     * at run time. A literal tool name without a type argument takes the
+     * typed overload above, so wrong arguments and misspelt names are errors.
+     */
+    callTool<T = Record<string, unknown>, N extends string = string>(name: N & UntypedToolName<N>, args?: Record<string, unknown>): Promise<CallToolResult<T>>;
     /** Reads a resource of this connector (resources/read through the host). */
     readResource(uri: string): Promise<ReadResourceResult>;
     /** Asks the host to open a URL (ui/open-link). */

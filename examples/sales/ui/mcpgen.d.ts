@@ -44,69 +44,71 @@ interface DrillDownInput {
  * ProductDetail is the answer of drill_down.
  */
 interface DrillDownOutput {
-  /** Product is one item of the catalog. */
-  product: {
-    sku: string;
-    name: string;
-    category: string;
-    /** ListPrice is the regular price in US dollars. */
-    listPrice: number;
-  };
-  /**
-   * Region selects the orders of one sales region.
-   *
-   * Values:
-   * - "all": AllRegions sums every region.
-   * - "north": North is the northern region.
-   * - "south": South is the southern region.
-   * - "east": East is the eastern region.
-   * - "west": West is the western region.
-   */
-  region: "all" | "north" | "south" | "east" | "west";
+  product: Product;
+  region: Region;
   from: string;
   to: string;
-  /** Totals sum a set of order lines. */
-  totals: {
-    /** Revenue is in US dollars. */
-    revenue: number;
-    /** Orders counts distinct orders. */
-    orders: number;
-    units: number;
-    /** AverageOrder is revenue per order, in US dollars. */
-    averageOrder: number;
-  };
+  totals: Totals;
   /** AveragePrice is the price actually paid per unit, discounts included. */
   averagePrice: number;
   /** Rank is the product's place by revenue among all products (1 is the best seller). */
   rank: number;
   /** Share is the product's fraction of all revenue, 0 to 1. */
   share: number;
-  series: {
-    /** Label names the period: "2025-W07", "Feb 2025" or "Q1 2025". */
-    label: string;
-    /** Start is the period's first day (YYYY-MM-DD). */
-    start: string;
-    revenue: number;
-    orders: number;
-    units: number;
-  }[] | null;
+  series: PeriodTotal[] | null;
   /** Regions split the product's revenue by region, largest first. */
-  regions: {
-    /**
-     * Region selects the orders of one sales region.
-     *
-     * Values:
-     * - "all": AllRegions sums every region.
-     * - "north": North is the northern region.
-     * - "south": South is the southern region.
-     * - "east": East is the eastern region.
-     * - "west": West is the western region.
-     */
-    region: "all" | "north" | "south" | "east" | "west";
-    revenue: number;
-    /** Share is the region's fraction of the revenue, 0 to 1. */
-    share: number;
-  }[] | null;
+  regions: RegionTotal[] | null;
+}
+
+/** Product is one item of the catalog. */
+interface Product {
+  sku: string;
+  name: string;
+  category: string;
+  /** ListPrice is the regular price in US dollars. */
+  listPrice: number;
+}
+
+/**
+ * Region selects the orders of one sales region.
+ *
+ * Values:
+ * - "all": AllRegions sums every region.
+ * - "north": North is the northern region.
+ * - "south": South is the southern region.
+ * - "east": East is the eastern region.
+ * - "west": West is the western region.
+ */
+type Region = "all" | "north" | "south" | "east" | "west";
+
+/** Totals sum a set of order lines. */
+interface Totals {
+  /** Revenue is in US dollars. */
+  revenue: number;
+  /** Orders counts distinct orders. */
+  orders: number;
+  units: number;
+  /** AverageOrder is revenue per order, in US dollars. */
+  averageOrder: number;
+}
+
+/** PeriodTotal is one step of a series. */
+interface PeriodTotal {
+  /** Label names the period: "2025-W07", "Feb 2025" or "Q1 2025". */
+  label: string;
+  /** Start is the period's first day (YYYY-MM-DD). */
+  start: string;
+  revenue: number;
+  orders: number;
+  units: number;
+}
+
+/** RegionTotal is one region's share of the sales. */
+interface RegionTotal {
+  region: Region;
+  revenue: number;
+  /** Share is the region's fraction of the revenue, 0 to 1. */
+  share: number;
 }
 
 /** Arguments of the list_products tool. */
@@ -118,13 +120,7 @@ type ListProductsInput = {};
  * Catalog lists the products.
  */
 interface ListProductsOutput {
-  products: {
-    sku: string;
-    name: string;
-    category: string;
-    /** ListPrice is the regular price in US dollars. */
-    listPrice: number;
-  }[] | null;
+  products: Product[] | null;
 }
 
 /**
@@ -167,80 +163,41 @@ interface SummarizeSalesInput {
  * SalesSummary is the answer of summarize_sales.
  */
 interface SummarizeSalesOutput {
-  /**
-   * Region selects the orders of one sales region.
-   *
-   * Values:
-   * - "all": AllRegions sums every region.
-   * - "north": North is the northern region.
-   * - "south": South is the southern region.
-   * - "east": East is the eastern region.
-   * - "west": West is the western region.
-   */
-  region: "all" | "north" | "south" | "east" | "west";
+  region: Region;
   from: string;
   to: string;
-  /**
-   * GroupBy is the length of one step of a series.
-   *
-   * Values:
-   * - "week": Week groups by ISO week (Monday to Sunday).
-   * - "month": Month groups by calendar month.
-   * - "quarter": Quarter groups by calendar quarter.
-   */
-  groupBy: "week" | "month" | "quarter";
+  groupBy: GroupBy;
   totals: Totals;
   /** Previous are the totals of the equally long period just before From, when the data covers it: the base for growth figures. */
   previous?: Totals;
   /** Series is the revenue of every period from From to To, empty ones included. */
-  series: {
-    /** Label names the period: "2025-W07", "Feb 2025" or "Q1 2025". */
-    label: string;
-    /** Start is the period's first day (YYYY-MM-DD). */
-    start: string;
-    revenue: number;
-    orders: number;
-    units: number;
-  }[] | null;
+  series: PeriodTotal[] | null;
   /** TopProducts are the best sellers by revenue, best first. */
-  topProducts: {
-    sku: string;
-    name: string;
-    category: string;
-    revenue: number;
-    units: number;
-    orders: number;
-    /** Share is the product's fraction of the revenue, 0 to 1. */
-    share: number;
-  }[] | null;
+  topProducts: ProductTotal[] | null;
   /** Regions split the revenue by region, largest first. */
-  regions: {
-    /**
-     * Region selects the orders of one sales region.
-     *
-     * Values:
-     * - "all": AllRegions sums every region.
-     * - "north": North is the northern region.
-     * - "south": South is the southern region.
-     * - "east": East is the eastern region.
-     * - "west": West is the western region.
-     */
-    region: "all" | "north" | "south" | "east" | "west";
-    revenue: number;
-    /** Share is the region's fraction of the revenue, 0 to 1. */
-    share: number;
-  }[] | null;
+  regions: RegionTotal[] | null;
 }
 
-/** Totals sum a set of order lines. */
-interface Totals {
-  /** Revenue is in US dollars. */
+/**
+ * GroupBy is the length of one step of a series.
+ *
+ * Values:
+ * - "week": Week groups by ISO week (Monday to Sunday).
+ * - "month": Month groups by calendar month.
+ * - "quarter": Quarter groups by calendar quarter.
+ */
+type GroupBy = "week" | "month" | "quarter";
+
+/** ProductTotal is one product's share of the sales. */
+interface ProductTotal {
+  sku: string;
+  name: string;
+  category: string;
   revenue: number;
-  /** Orders counts distinct orders. */
-  orders: number;
   units: number;
-  /** AverageOrder is revenue per order, in US dollars. */
-  averageOrder: number;
+  orders: number;
+  /** Share is the product's fraction of the revenue, 0 to 1. */
+  share: number;
 }
 
 /** Every tool of this connector: name → input and structuredContent. */
@@ -297,12 +254,51 @@ declare module "mcpgen/ui" {
     structuredContent?: Record<string, unknown>;
   }
 
+  /**
+   * The connector's tools, name → { input; output }: ui/mcpgen.d.ts, which
+   * mcpgen generates from the Go handlers, fills it in (it extends the global
+   * interface Tools there).
+   */
+  export interface ToolMap {}
+  /** A tool's name. */
+  export type ToolName = keyof ToolMap & string;
+  /** The arguments of tool N: optional when the tool requires none. */
+  export type ToolArgs<N extends ToolName> = ToolMap[N] extends { input: infer I }
+    ? ({} extends I ? [args?: I] : [args: I])
+    : [args?: Record<string, unknown>];
+  /** The structuredContent of tool N's result. */
+  export type ToolOutput<N extends ToolName> = ToolMap[N] extends { output: infer O } ? O : unknown;
+  /**
+   * What the untyped callTool overload accepts as a name: a name computed at
+   * run time (string), or any name once a type argument is given; not a
+   * literal name of the tool map (its arguments are checked by the typed
+   * overload) nor, without a type argument, a literal name outside it.
+   */
+  export type UntypedToolName<N extends string> = [ToolName] extends [never]
+    ? unknown
+    : N extends ToolName
+      ? never
+      : string extends N
+        ? unknown
+        : ToolName;
+
   export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
 
   /** Actions toward the host. */
   export interface App {
-    /** Calls a tool of this connector (tools/call through the host). */
-    callTool<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<CallToolResult<T>>;
+    /**
+     * Calls a tool of this connector (tools/call through the host). The
+     * arguments and the result's structuredContent are typed by the tool map
+     * that mcpgen generates (ToolMap, in ui/mcpgen.d.ts).
+     */
+    callTool<N extends ToolName>(name: N, ...args: ToolArgs<N>): Promise<CallToolResult<ToolOutput<N>>>;
+    /**
+     * Calls a tool with the result's structuredContent typed as T, the
+     * arguments unchecked: callTool<Result>(name, args), or a name computed
+     * at run time. A literal tool name without a type argument takes the
+     * typed overload above, so wrong arguments and misspelt names are errors.
+     */
+    callTool<T = Record<string, unknown>, N extends string = string>(name: N & UntypedToolName<N>, args?: Record<string, unknown>): Promise<CallToolResult<T>>;
     /** Reads a resource of this connector (resources/read through the host). */
     readResource(uri: string): Promise<ReadResourceResult>;
     /** Asks the host to open a URL (ui/open-link). */
@@ -346,4 +342,9 @@ declare module "mcpgen/ui" {
   export function onTeardown(fn: () => void | Promise<void>): () => void;
   /** Starts the handshake; mcpgen's generated entry calls it for you. */
   export function connect(name: string, version?: string): Promise<void>;
+}
+
+declare module "mcpgen/ui" {
+  /** This connector's tools, for useApp().callTool(name, args). */
+  interface ToolMap extends Tools {}
 }
