@@ -18,7 +18,9 @@ func buildCommand() *ucli.Command {
 		Description: "Runs `mcpgen generate` on the module in DIR (default: the current directory), with\n" +
 			"minified view bundles, then `go build -o FILE .` there. The binary needs no files beside\n" +
 			"itself: tools, schemas, views and the runtime are inside. Compiler errors are printed\n" +
-			"as the Go toolchain prints them (file:line:col).\n\n" +
+			"as the Go toolchain prints them (file:line:col). When the project has a tsconfig.json,\n" +
+			"its TypeScript compiler type-checks the views too, and type errors fail the build\n" +
+			"(--no-typecheck skips that).\n\n" +
 			"Examples:\n" +
 			"  mcpgen build                       build ./<dirname> from the current directory\n" +
 			"  mcpgen build ./acme -o bin/acme    build the connector in ./acme into bin/acme\n\n" +
@@ -28,6 +30,7 @@ func buildCommand() *ucli.Command {
 			"  bin/acme --stdio                   JSON-RPC over stdin/stdout, for hosts that spawn it",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the binary to `FILE` (default: DIR/<name of DIR>)"},
+			&ucli.BoolFlag{Name: "no-typecheck", Usage: "do not type-check the views (ui/) with the project's TypeScript compiler"},
 		},
 		Action: runBuild,
 	}
@@ -46,7 +49,8 @@ func runBuild(c *ucli.Context) error {
 		}
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
-	rep, err := pipeline.Build(c.Context, pipeline.Options{Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr}, out)
+	rep, err := pipeline.Build(c.Context, pipeline.Options{Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr,
+		TypeCheck: !c.Bool("no-typecheck")}, out)
 	if rep != nil && err == nil {
 		printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/generator/tstypes"
+	"github.com/mcpgen/mcpgen/internal/typecheck"
 )
 
 // DeclarationsFile is where the TypeScript declarations of the tools' inputs
@@ -44,6 +45,10 @@ type Options struct {
 	Views func() []ir.View
 	// Stdout and Stderr receive the output of `go build`. Nil discards it.
 	Stdout, Stderr io.Writer
+	// TypeCheck makes Build type-check the views with the project's own
+	// TypeScript compiler (when it has a tsconfig.json), beside go build;
+	// type errors fail the build as diagnostics.
+	TypeCheck bool
 }
 
 // Report says what one Generate or Build did.
@@ -191,21 +196,65 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 		return rep, err
 	}
 	rep.Binary = out
+	// The type check runs beside the compiler; its errors fail the build
+	// after go build has reported its own.
+	var typeDiags diag.List
+	var typeErr error
+	typeDone := make(chan struct{})
+	go func() {
+		defer close(typeDone)
+		if p.opts.TypeCheck && p.hasUI() {
+			typeDiags, typeErr = typeCheck(ctx, p.opts.Dir)
+		}
+	}()
+	err = p.goBuild(ctx, out)
+	<-typeDone
+	if err != nil {
+		return rep, err
+	}
+	if typeErr != nil {
+		return rep, typeErr
+	}
+	rep.Diagnostics.Append(typeDiags)
+	rep.Diagnostics.Sort()
+	if typeDiags.HasErrors() {
+		return rep, rep.Diagnostics.Err(p.opts.Dir)
+	}
+	return rep, nil
+}
+
+// typeCheck runs the project's TypeScript compiler over its views. A
+// project whose compiler cannot run gets a warning: the check is skipped,
+// not the build.
+func typeCheck(ctx context.Context, dir string) (diag.List, error) {
+	c, err := typecheck.Find(dir)
+	if err != nil {
+		var l diag.List
+		l.Warnf(diag.Pos{File: filepath.Join(dir, "tsconfig.json")}, "typecheck-unavailable", "", "the views were not type-checked: %v", err)
+		return l, nil
+	}
+	if c == nil {
+		return nil, nil
+	}
+	return c.Check(ctx)
+}
+
+func (p *Project) goBuild(ctx context.Context, out string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
 	cmd.Dir = p.opts.Dir
 	cmd.Stdout = p.opts.Stdout
 	cmd.Stderr = p.opts.Stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return rep, ctx.Err()
+			return ctx.Err()
 		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return rep, &BuildError{Dir: p.opts.Dir, ExitCode: ee.ExitCode()}
+			return &BuildError{Dir: p.opts.Dir, ExitCode: ee.ExitCode()}
 		}
-		return rep, fmt.Errorf("go build: %w", err)
+		return fmt.Errorf("go build: %w", err)
 	}
-	return rep, nil
+	return nil
 }
 
 // BuildError reports that `go build` failed; its output went to Stderr.

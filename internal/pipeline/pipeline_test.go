@@ -211,3 +211,43 @@ func TestViewsOption(t *testing.T) {
 		t.Errorf("mcpgen_views_gen.go does not embed the supplied view:\n%s", gen)
 	}
 }
+
+// TestBuildTypeChecks builds a connector whose view misuses its tool's
+// output: the build fails with the compiler's error at file:line:col, builds
+// without TypeCheck, and builds once the view is fixed.
+func TestBuildTypeChecks(t *testing.T) {
+	dir := module(t)
+	nm := testenv.NodeModules(t, "typescript", "react", "react-dom", "@types/react", "@types/react-dom")
+	t.Setenv("MCPGEN_NODE", testenv.Node(t))
+	write(t, dir, "shout.go", strings.Replace(strings.Replace(toolGo, "DOC", "shouts", 1), "readonly", "readonly ui=shout", 1))
+	if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "tsconfig.json", `{"compilerOptions":{"target":"ES2020","lib":["ES2020","DOM"],"module":"ESNext",
+		"moduleResolution":"Bundler","jsx":"react-jsx","strict":true,"noEmit":true,"skipLibCheck":true},"include":["ui"]}`)
+	if err := os.Mkdir(filepath.Join(dir, "ui"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := "import { useToolInput } from \"mcpgen/ui\";\n\nexport default function Shout() {\n  const input = useToolInput<ShoutInput>();\n  return <p>{input?.txt}</p>;\n}\n"
+	write(t, dir, "ui/shout.tsx", bad)
+	bin := filepath.Join(t.TempDir(), "shout")
+	ctx := context.Background()
+
+	rep, err := Build(ctx, Options{Dir: dir, TypeCheck: true}, bin)
+	var le *diag.ListError
+	if !errors.As(err, &le) {
+		t.Fatalf("Build with a type error = %v; want diagnostics", err)
+	}
+	want := "ui/shout.tsx:5:21: Property 'txt' does not exist on type 'ShoutInput'. Did you mean 'text'? (TS2551)"
+	if got := rep.Diagnostics.Render(dir); !strings.Contains(got, want) {
+		t.Errorf("diagnostics:\n%s\nwant %q", got, want)
+	}
+
+	if _, err := Build(ctx, Options{Dir: dir}, bin); err != nil {
+		t.Errorf("Build without TypeCheck: %v", err)
+	}
+	write(t, dir, "ui/shout.tsx", strings.Replace(bad, "txt", "text", 1))
+	if rep, err := Build(ctx, Options{Dir: dir, TypeCheck: true}, bin); err != nil {
+		t.Errorf("Build of the fixed view: %v\n%s", err, rep.Diagnostics.Render(dir))
+	}
+}
