@@ -17,11 +17,20 @@ export async function connect(onListChanged: (what: string) => void, onUpdated: 
     { name: "mcpgen-inspector", version: "1.0.0" },
     { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } as any },
   );
-  client.setNotificationHandler("notifications/tools/list_changed", () => onListChanged("tools"));
-  client.setNotificationHandler("notifications/resources/list_changed", () => onListChanged("resources"));
-  client.setNotificationHandler("notifications/prompts/list_changed", () => onListChanged("prompts"));
-  client.setNotificationHandler("notifications/resources/updated", (n: any) => onUpdated(n.params?.uri ?? ""));
-  const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href)), "server");
+  // Notifications are observed on the transport, not through the client's
+  // handlers: AppBridge takes those over to forward them to the view.
+  const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href)), "server", (m) => {
+    switch (m?.method) {
+      case "notifications/tools/list_changed":
+        return onListChanged("tools");
+      case "notifications/resources/list_changed":
+        return onListChanged("resources");
+      case "notifications/prompts/list_changed":
+        return onListChanged("prompts");
+      case "notifications/resources/updated":
+        return onUpdated(m.params?.uri ?? "");
+    }
+  });
   await client.connect(transport);
   return client;
 }

@@ -51,7 +51,7 @@ export function describe(m: any): string {
 
 // tap logs a transport's traffic without replacing it: the SDKs set
 // onmessage after construction, so the property is wrapped.
-export function tap<T extends { send: (m: any, o?: any) => Promise<void> }>(t: T, channel: Channel): T {
+export function tap<T extends { send: (m: any, o?: any) => Promise<void> }>(t: T, channel: Channel, observe?: (m: any) => void): T {
   const send = t.send.bind(t);
   t.send = (m: any, o?: any) => {
     record(channel, "send", m);
@@ -60,6 +60,11 @@ export function tap<T extends { send: (m: any, o?: any) => Promise<void> }>(t: T
   let handler: ((m: any, extra?: any) => void) | undefined;
   const wrapped = (m: any, extra?: any) => {
     record(channel, "recv", m);
+    try {
+      observe?.(m);
+    } catch {
+      // an observer never breaks the conversation
+    }
     handler?.(m, extra);
   };
   Object.defineProperty(t, "onmessage", {

@@ -135,7 +135,8 @@ export class ViewHost {
       return {};
     };
     bridge.onloggingmessage = (p) => this.events.hostEvent("log", p);
-    if (r.calls) {
+    const fixtureCalls = () => {
+      if (!r.calls) return;
       const calls = r.calls;
       bridge.oncalltool = async (p) => {
         const canned = calls[p.name];
@@ -145,7 +146,7 @@ export class ViewHost {
           content: [{ type: "text", text: `the fixture has no canned result for ${p.name}; add "calls": {"${p.name}": {...}} to it` }],
         } as any;
       };
-    }
+    };
     bridge.oninitialized = () => {
       if (gen !== this.gen) return;
       this.initialized = true;
@@ -161,6 +162,9 @@ export class ViewHost {
     bridge
       .connect(transport)
       .then(() => {
+        // After connect, which installs the forwarding to the server that
+        // a fixture's canned answers replace.
+        fixtureCalls();
         if (gen === this.gen) iframe.src = src;
       })
       .catch((err) => this.events.status("error", String(err)));
