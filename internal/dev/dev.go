@@ -86,19 +86,19 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 type runner struct {
-	opts  Options
-	insp  *inspector.Server
+	opts Options
+	insp *inspector.Server
 	// diags are the last diagnostics of the view bundle and of the Go
 	// build, which the inspector shows.
 	diags  map[string]diag.List
 	builds int
-	dir   string
-	out   *term
-	front *front
-	evs   chan event
-	tmp   string
-	views Views
-	gen   int
+	dir    string
+	out    *term
+	front  *front
+	evs    chan event
+	tmp    string
+	views  Views
+	gen    int
 	// phases is how the last build spent its time, when the builder says.
 	phases string
 	// serving is set once the first build has been reported; Events are
