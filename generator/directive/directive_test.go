@@ -1,6 +1,7 @@
 package directive
 
 import (
+	"github.com/mcpgen/mcpgen/runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,7 +104,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestUnknownOptionListsValid(t *testing.T) {
 	var diags diag.List
 	Parse(`//mcpgen:prompt nme=x`, at, &diags)
-	if len(diags) != 1 || !strings.Contains(diags[0].Hint, "valid options: name, title") || !strings.Contains(diags[0].Message, `did you mean "name"?`) {
+	if len(diags) != 1 || !strings.Contains(diags[0].Hint, "valid options: name, scope, title") || !strings.Contains(diags[0].Message, `did you mean "name"?`) {
 		t.Fatalf("got %s", diags.Render(""))
 	}
 }
@@ -171,4 +172,16 @@ func FuzzLex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRateMatchesRuntime: ratelimit= takes exactly what the connector's
+// --rate-limit flag takes.
+func TestRateMatchesRuntime(t *testing.T) {
+	for _, v := range []string{"10/1m", "5/30s", "10/s", "60/m", "500/h", "3/90s", "1/1ms", "0/1m", "-1/1m", "x/1m", "10", "10/", "10/0s", "10/-1m", "10/soon", "/1m"} {
+		n, per, why := Rate(v)
+		r, err := runtime.ParseRate(v)
+		if (why == "") != (err == nil) || (err == nil && (r.N != n || r.Per != per)) {
+			t.Errorf("%q: directive.Rate = %d, %v, %q; runtime.ParseRate = %v, %v", v, n, per, why, r, err)
+		}
+	}
 }

@@ -44,4 +44,8 @@ const (
 	hintCompleteTarget = "write //mcpgen:complete prompt=NAME arg=ARG or //mcpgen:complete resource=URI-TEMPLATE arg=VAR"
 	msgCompleteArg     = "//mcpgen:complete needs arg= naming the argument or template variable to complete"
 	hintCompleteArg    = "add arg=NAME"
+	msgBadScope        = "invalid scope %q: %s"
+	hintBadScope       = `write OAuth scopes separated by spaces, e.g. scope="notes:read notes:write"`
+	msgBadRate         = "invalid ratelimit %q: %s"
+	hintBadRate        = "write N/DURATION calls per caller, e.g. ratelimit=10/1m or ratelimit=100/1h"
 )

@@ -24,6 +24,8 @@ const (
 	uriValue                    // an absolute URI or URI template
 	mimeValue                   // type/subtype
 	viewValue                   // a view name
+	scopeValue                  // space-separated OAuth scopes
+	rateValue                   // N/DURATION
 )
 
 type optSpec struct {
@@ -46,16 +48,20 @@ var options = map[Kind]map[string]optSpec{
 		"timeout":     {duration, "30s"},
 		"visibility":  {visibility, "model,app"},
 		"maxresult":   {count, "50000"},
+		"scope":       {scopeValue, `"notes:write"`},
+		"ratelimit":   {rateValue, "10/1m"},
 	},
 	KindResource: {
 		"uri":   {uriValue, "file:///notes/{id}"},
 		"mime":  {mimeValue, "text/plain"},
 		"name":  {nameValue, "notes"},
 		"title": {textValue, `"Notes"`},
+		"scope": {scopeValue, `"notes:read"`},
 	},
 	KindPrompt: {
 		"name":  {nameValue, "summarize"},
 		"title": {textValue, `"Summarize"`},
+		"scope": {scopeValue, `"notes:read"`},
 	},
 	KindComplete: {
 		"prompt":   {nameValue, "summarize"},
@@ -188,7 +194,62 @@ func checkValue(o Option, spec optSpec, diags *diag.List) {
 		if !ViewName(v) {
 			diags.Errorf(o.ValuePos, "bad-view", hintBadViewName, msgBadViewName, v)
 		}
+	case scopeValue:
+		if _, why := Scopes(v); why != "" {
+			diags.Errorf(o.ValuePos, "bad-scope", hintBadScope, msgBadScope, v, why)
+		}
+	case rateValue:
+		if _, _, why := Rate(v); why != "" {
+			diags.Errorf(o.ValuePos, "bad-ratelimit", hintBadRate, msgBadRate, v, why)
+		}
 	}
+}
+
+// Scopes splits a scope= value into OAuth scope tokens (RFC 6749 §3.3:
+// printable ASCII without space, '"' or '\\'), and reports why it is not
+// valid ("" when it is).
+func Scopes(v string) ([]string, string) {
+	fields := strings.Fields(v)
+	if len(fields) == 0 {
+		return nil, "no scope"
+	}
+	seen := map[string]bool{}
+	for _, s := range fields {
+		for _, r := range s {
+			if r < 0x21 || r > 0x7e || r == '"' || r == '\\' {
+				return nil, fmt.Sprintf("character %q is not allowed in a scope", r)
+			}
+		}
+		if seen[s] {
+			return nil, fmt.Sprintf("scope %q is given twice", s)
+		}
+		seen[s] = true
+	}
+	return fields, ""
+}
+
+// Rate parses a ratelimit= value, N/DURATION: a positive number of calls
+// and a positive Go duration, or a bare unit s, m or h meaning one of it
+// (the same syntax as the connector's --rate-limit flag, runtime.ParseRate).
+// It reports why the value is not valid ("" when it is).
+func Rate(v string) (int, time.Duration, string) {
+	n, per, ok := strings.Cut(v, "/")
+	if !ok {
+		return 0, 0, "no slash between the number of calls and the period"
+	}
+	count, err := strconv.Atoi(n)
+	if err != nil || count <= 0 {
+		return 0, 0, fmt.Sprintf("%q is not a positive number of calls", n)
+	}
+	switch per {
+	case "s", "m", "h":
+		per = "1" + per
+	}
+	d, err := time.ParseDuration(per)
+	if err != nil || d <= 0 {
+		return 0, 0, fmt.Sprintf("%q is not a positive duration", per)
+	}
+	return count, d, ""
 }
 
 // CheckName reports why s is not a valid MCP tool, prompt or resource name

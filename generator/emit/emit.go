@@ -175,16 +175,7 @@ func tool(p *ir.Project, t ir.Tool) jen.Code {
 		jen.Id("OpenWorld").Op(":").Lit(a.OpenWorld),
 	))
 	if t.TimeoutMS > 0 {
-		var d jen.Code
-		switch {
-		case t.TimeoutMS%60000 == 0:
-			d = jen.Lit(int(t.TimeoutMS/60000)).Op("*").Qual(timePkg, "Minute")
-		case t.TimeoutMS%1000 == 0:
-			d = jen.Lit(int(t.TimeoutMS/1000)).Op("*").Qual(timePkg, "Second")
-		default:
-			d = jen.Lit(int(t.TimeoutMS)).Op("*").Qual(timePkg, "Millisecond")
-		}
-		fields = append(fields, jen.Id("Timeout").Op(":").Add(d))
+		fields = append(fields, jen.Id("Timeout").Op(":").Add(durationCode(t.TimeoutMS)))
 	}
 	if t.UI != "" {
 		fields = append(fields, jen.Id("UI").Op(":").Lit(t.UI))
@@ -198,6 +189,15 @@ func tool(p *ir.Project, t ir.Tool) jen.Code {
 	}
 	if t.MaxResultChars > 0 {
 		fields = append(fields, jen.Id("MaxResultChars").Op(":").Lit(t.MaxResultChars))
+	}
+	if len(t.Scopes) > 0 {
+		fields = append(fields, jen.Id("Scopes").Op(":").Add(stringList(t.Scopes)))
+	}
+	if t.RateLimit > 0 {
+		fields = append(fields, jen.Id("RateLimit").Op(":").Qual(runtimePkg, "Rate").Values(
+			jen.Id("N").Op(":").Lit(t.RateLimit),
+			jen.Id("Per").Op(":").Add(durationCode(t.RatePerMS)),
+		))
 	}
 	fields = append(fields, jen.Id("Result").Op(":").Add(resultKind(t.Sig.Kind)))
 
@@ -232,6 +232,9 @@ func resource(p *ir.Project, r ir.Resource) jen.Code {
 	fields = append(fields, jen.Id("Description").Op(":").Lit(r.Description))
 	if r.MIMEType != "" {
 		fields = append(fields, jen.Id("MIMEType").Op(":").Lit(r.MIMEType))
+	}
+	if len(r.Scopes) > 0 {
+		fields = append(fields, jen.Id("Scopes").Op(":").Add(stringList(r.Scopes)))
 	}
 	fields = append(fields, jen.Id("Result").Op(":").Add(resultKind(r.Sig.Kind)))
 	var body []jen.Code
@@ -272,6 +275,9 @@ func prompt(p *ir.Project, pr ir.Prompt) jen.Code {
 			args = append(args, jen.Values(af...))
 		}
 		fields = append(fields, jen.Id("Arguments").Op(":").Index().Qual(runtimePkg, "PromptArgument").Custom(multi, args...))
+	}
+	if len(pr.Scopes) > 0 {
+		fields = append(fields, jen.Id("Scopes").Op(":").Add(stringList(pr.Scopes)))
 	}
 	fields = append(fields, jen.Id("Result").Op(":").Add(resultKind(pr.Sig.Kind)))
 	var body []jen.Code
@@ -421,4 +427,26 @@ func viewMeta(m ir.ViewMeta) []jen.Code {
 		fs = append(fs, jen.Id("Description").Op(":").Lit(m.Description))
 	}
 	return fs
+}
+
+// durationCode spells a duration of ms milliseconds in the largest whole
+// unit: 2 * time.Minute, 30 * time.Second, 1500 * time.Millisecond.
+func durationCode(ms int64) jen.Code {
+	switch {
+	case ms%3600000 == 0:
+		return jen.Lit(int(ms/3600000)).Op("*").Qual(timePkg, "Hour")
+	case ms%60000 == 0:
+		return jen.Lit(int(ms/60000)).Op("*").Qual(timePkg, "Minute")
+	case ms%1000 == 0:
+		return jen.Lit(int(ms/1000)).Op("*").Qual(timePkg, "Second")
+	}
+	return jen.Lit(int(ms)).Op("*").Qual(timePkg, "Millisecond")
+}
+
+func stringList(ss []string) jen.Code {
+	var vs []jen.Code
+	for _, s := range ss {
+		vs = append(vs, jen.Lit(s))
+	}
+	return jen.Index().String().Values(vs...)
 }

@@ -97,6 +97,12 @@ type Tool struct {
 	Visibility   []string        `json:"visibility,omitempty"`
 	// MaxResultChars overrides the runtime's result-size cap for this tool.
 	MaxResultChars int `json:"maxResultChars,omitempty"`
+	// Scopes are the OAuth scopes a call needs (scope=).
+	Scopes []string `json:"scopes,omitempty"`
+	// RateLimit is calls per caller per RatePerMS milliseconds (ratelimit=);
+	// 0: no limit of the tool's own.
+	RateLimit int   `json:"rateLimit,omitempty"`
+	RatePerMS int64 `json:"ratePerMs,omitempty"`
 }
 
 // Resource is one //mcpgen:resource: a fixed URI or an RFC 6570 template whose
@@ -112,6 +118,8 @@ type Resource struct {
 	Sig         Signature `json:"sig"`
 	// Vars maps each template variable to the Go field it sets.
 	Vars []TemplateVar `json:"vars,omitempty"`
+	// Scopes are the OAuth scopes a read needs (scope=).
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // TemplateVar binds one URI template variable to an input struct field.
@@ -129,6 +137,7 @@ type Prompt struct {
 	Func        Func        `json:"func"`
 	Sig         Signature   `json:"sig"`
 	Arguments   []PromptArg `json:"arguments,omitempty"`
+	Scopes      []string    `json:"scopes,omitempty"` // OAuth scopes a get needs (scope=)
 }
 
 // PromptArg is one prompt argument, from one string field of the input struct.

@@ -284,6 +284,12 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 	if v := d.Value("maxresult"); v != "" {
 		fmt.Sscan(v, &t.MaxResultChars)
 	}
+	t.Scopes, _ = directive.Scopes(d.Value("scope"))
+	if v := d.Value("ratelimit"); v != "" {
+		if n, per, why := directive.Rate(v); why == "" {
+			t.RateLimit, t.RatePerMS = n, per.Milliseconds()
+		}
+	}
 	ok := true
 	if o, has := d.Lookup("ui"); has && !p.hasView(o.Value) {
 		hint := fmt.Sprintf(hintNoViews, o.Value)

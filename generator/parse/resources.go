@@ -23,6 +23,7 @@ func (p *parser) resource(h *handler) (ir.Resource, bool) {
 		MIMEType:    d.Value("mime"),
 		Func:        h.ref,
 	}
+	r.Scopes, _ = directive.Scopes(d.Value("scope"))
 	if r.Name == "" {
 		r.Name = snakeCase(h.decl.Name.Name)
 	}
@@ -98,6 +99,7 @@ func (p *parser) prompt(h *handler) (ir.Prompt, bool) {
 		Description: h.doc,
 		Func:        h.ref,
 	}
+	pr.Scopes, _ = directive.Scopes(d.Value("scope"))
 	if pr.Name == "" {
 		pr.Name = snakeCase(h.decl.Name.Name)
 	}
