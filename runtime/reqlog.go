@@ -35,7 +35,7 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.ReadResourceParams:
 			attrs = append(attrs, slog.String("uri", p.URI))
 		}
-		if ss := req.GetSession(); ss != nil && ss.ID() != "" {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" {
 			attrs = append(attrs, slog.String("session", ss.ID()))
 		}
 		attrs = append(attrs, slog.Duration("duration", time.Since(start)))

@@ -46,6 +46,8 @@ type Server struct {
 
 	auth   *authState  // nil when auth is off
 	limits *limiterSet // per-caller rate limits
+
+	fast // fastpath.go
 }
 
 type options struct {
@@ -211,7 +213,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		name = "mcpgen-connector"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
-	s.mcp.AddReceivingMiddleware(s.requestLog) // reqlog.go
+	s.initFast(name, version) // fastpath.go
+	s.use(s.requestLog)       // reqlog.go
 
 	var errs errList
 	for _, v := range app.Views {
@@ -251,7 +254,10 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 
 // MCP returns the underlying go-sdk server, for anything mcpgen does not
 // cover (middleware, extra features).
-func (s *Server) MCP() *mcp.Server { return s.mcp }
+func (s *Server) MCP() *mcp.Server {
+	s.mcpExposed.Store(true) // middleware added there must see every request
+	return s.mcp
+}
 
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
@@ -299,8 +305,10 @@ func (s *Server) newHandler() http.Handler {
 			}
 		}
 		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
+		s.fastPath.events = hopts.EventStore
 	}
-	var h http.Handler = e
+	s.fastPath.next = e
+	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
 	if s.auth != nil {
 		h = s.auth.wrap(h)
 	}

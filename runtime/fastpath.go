@@ -1,0 +1,592 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fast is the Server's part of the fast path.
+type fast struct {
+	fastPath   *fastPath
+	middleware []mcp.Middleware // receiving middleware, as added to the go-sdk server
+	impl       *mcp.Implementation
+	implJSON   []byte
+	mcpExposed atomic.Bool // MCP() was called: middleware may be added there
+}
+
+func (s *Server) initFast(name, version string) {
+	s.impl = &mcp.Implementation{Name: name, Version: version}
+	s.implJSON, _ = json.Marshal(s.impl)
+	s.fastPath = &fastPath{s: s}
+	s.mcp.AddReceivingMiddleware(s.fastPath.trackSessions)
+}
+
+// use adds receiving middleware to the go-sdk server, and to the calls the
+// fast path serves. mcpgen's own middleware must be added with use, so
+// that both paths run it.
+func (s *Server) use(mw mcp.Middleware) {
+	s.middleware = append(s.middleware, mw)
+	s.mcp.AddReceivingMiddleware(mw)
+}
+
+// fastEnabled reports whether the fast path may serve: not once MCP() has
+// given the go-sdk server away, since middleware added there would not run
+// on the fast path.
+func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
+
+// fastPath answers, over HTTP, the tools/call requests whose answer can
+// only be their result, without the go-sdk's JSON-RPC layer: one plain JSON
+// response, the arguments decoded once, the result encoded once. Every
+// other request, and every tools/call that might need more than its
+// result, goes to next (the endpoint and its go-sdk handlers) untouched.
+//
+// A call "can send nothing but its result" when:
+//   - it carries no progress token;
+//   - under MCP 2026-07-28, it asks for no log messages (no logLevel in
+//     its _meta); questions to the client travel as input-required
+//     results, which are results like any other;
+//   - in a session, the session has not set a log level, and its client
+//     declared neither sampling nor elicitation, so the server cannot ask it
+//     anything during the call. (Roots are not counted: mcpgen has no
+//     helper for them, and a handler that lists them through Session gets
+//     its answer on the session's GET stream.)
+//
+// What a handler sees is the same as through the go-sdk (a
+// *mcp.CallToolRequest with the session, the parameters, the HTTP header
+// and the bearer token's info), and the same runtime code validates,
+// applies defaults, runs the handler under its timeout, turns panics into
+// tool errors, caps the result and writes the request log line. Only
+// CloseStream differs: a plain JSON response has no stream to close, so it
+// reports false and the result comes in the response as usual.
+//
+// The reason is cost: the go-sdk decodes every JSON value through a
+// streaming decoder that allocates a 32 KiB buffer (several per request),
+// answers every call with an event stream, a priming event and an event
+// store entry, and re-compacts the result JSON; see docs/benchmarks.md.
+type fastPath struct {
+	s    *Server
+	next http.Handler
+
+	sessions sync.Map // session ID -> *fastSession (sessions era)
+	inflight sync.Map // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
+	// events is the sessions' event store (nil without one): a call in a
+	// session at 2025-11-25 or later is answered as the go-sdk answers it, on
+	// a resumable event stream whose events are stored there.
+	events mcp.EventStore
+}
+
+// fastSession is what the fast path knows of a go-sdk session.
+type fastSession struct {
+	ss *mcp.ServerSession
+	// ctx is cancelled when the session closes: calls on resumable
+	// streams outlive their HTTP request, as through the go-sdk.
+	ctx context.Context
+	// eligible is false when the session's client declared a capability
+	// that lets the server send it requests during a call.
+	eligible bool
+	// logging is set once the client chose a log level (logging/setLevel):
+	// handlers' log messages then travel on the call's stream.
+	logging atomic.Bool
+	// userID is the subject whose token opened the session (with auth):
+	// the go-sdk refuses the session to anyone else.
+	userID string
+	// lastSDK is when the go-sdk last served a request of the session
+	// (Unix nanoseconds). Its idle timer sees only those: the fast path
+	// leaves a call to the go-sdk now and then, so that a session busy
+	// with fast calls does not expire.
+	lastSDK atomic.Int64
+}
+
+type inflightKey struct {
+	session string
+	id      string // the JSON-RPC id as sent
+}
+
+type fastCall struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// fastRequest is a JSON-RPC request as the fast path reads it.
+type fastRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !f.s.fastEnabled() || r.Body == nil {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	h := r.Header
+	v := h.Get("Mcp-Protocol-Version")
+	stateless := v >= statelessVersion
+	sid := h.Get("Mcp-Session-Id")
+	switch {
+	case v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v):
+		// The endpoint answers unsupported versions.
+		f.next.ServeHTTP(w, r)
+		return
+	case stateless:
+		if m := h.Get("Mcp-Method"); m != "tools/call" {
+			f.next.ServeHTTP(w, r)
+			return
+		}
+	case sid == "" || f.s.opts.stateless:
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	if !acceptsBoth(h) || !isJSON(h.Get("Content-Type")) {
+		f.next.ServeHTTP(w, r) // the go-sdk answers what is wrong
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.s.opts.maxBodyBytes))
+	r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+		}
+		return
+	}
+	if !f.serve(w, r, body, stateless, sid) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.next.ServeHTTP(w, r)
+	}
+}
+
+// serve answers r when it is a tools/call the fast path can serve, and
+// reports whether it did. It has written nothing when it returns false.
+func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) bool {
+	if !bytes.Contains(body, []byte(`"tools/call"`)) {
+		if sid != "" && bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+			f.cancelled(sid, body)
+		}
+		return false
+	}
+	var req fastRequest
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || !validID(req.ID) {
+		return false
+	}
+	var params mcp.CallToolParamsRaw
+	if json.Unmarshal(req.Params, &params) != nil {
+		return false
+	}
+	t, ok := f.s.tools[params.Name]
+	if !ok {
+		return false // the go-sdk's unknown-tool error
+	}
+	if _, ok := params.Meta["progressToken"]; ok {
+		return false
+	}
+	var fs *fastSession
+	if stateless {
+		if !f.statelessOK(r.Header, &params) {
+			return false
+		}
+	} else {
+		if _, ok := params.Meta[mcp.MetaKeyProtocolVersion]; ok {
+			return false // the go-sdk refuses 2026-07-28 _meta in a session
+		}
+		x, ok := f.sessions.Load(sid)
+		if !ok {
+			return false // unknown or expired: the endpoint answers 404
+		}
+		fs = x.(*fastSession)
+		if !fs.eligible || fs.logging.Load() {
+			return false
+		}
+		if fs.userID != "" {
+			if ti := auth.TokenInfoFromContext(r.Context()); ti == nil || ti.UserID != fs.userID {
+				return false // the go-sdk answers 403
+			}
+		}
+		if idle := f.s.opts.sessionIdle; idle > 0 && time.Since(time.Unix(0, fs.lastSDK.Load())) > idle/2 {
+			return false // let the go-sdk see the session is in use
+		}
+	}
+
+	ctx := r.Context()
+	creq := &mcp.CallToolRequest{
+		Params: &params,
+		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header},
+	}
+	wh := w.Header()
+	wh["Cache-Control"] = []string{"no-cache, no-transform"}
+	var (
+		call   *fastCall
+		stream string // the event stream's id, when the answer is resumable
+	)
+	if fs != nil {
+		creq.Session = fs.ss
+		// As through the go-sdk, a call in a session at 2025-11-25 or later
+		// is answered on a resumable event stream: it goes on if the
+		// connection drops, and its result waits in the event store for
+		// the client to resume the stream (Last-Event-ID).
+		resumable := f.events != nil && r.Header.Get("Mcp-Protocol-Version") >= resumableVersion
+		if resumable {
+			ctx = context.WithoutCancel(ctx)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(fs.ctx, cancel) // the session closed
+		defer stop()
+		call = &fastCall{cancel: cancel}
+		key := inflightKey{sid, string(req.ID)}
+		if _, dup := f.inflight.LoadOrStore(key, call); dup {
+			wh["Content-Type"] = []string{"application/json"}
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(errorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
+			return true
+		}
+		defer f.inflight.Delete(key)
+		if resumable {
+			stream = rand.Text()
+			if err := f.events.Open(ctx, sid, stream); err != nil {
+				http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
+				return true
+			}
+			if err := f.events.Append(ctx, sid, stream, nil); err != nil {
+				f.s.logger.Warn("storing priming event", "err", err)
+			}
+			wh["Content-Type"] = []string{"text/event-stream"}
+			wh["Connection"] = []string{"keep-alive"}
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
+			http.NewResponseController(w).Flush()
+		}
+	}
+	res, err := f.s.fastHandler(t)(ctx, "tools/call", creq)
+	if call != nil && call.cancelled.Load() {
+		// The client cancelled the call: it gets no response.
+		if stream == "" {
+			w.WriteHeader(http.StatusAccepted)
+		}
+		return true
+	}
+	var out []byte
+	if err != nil {
+		out = errorResponse(req.ID, err)
+	} else {
+		ctr, _ := res.(*mcp.CallToolResult)
+		out = f.resultResponse(req.ID, ctr, stateless)
+	}
+	if stream != "" {
+		if err := f.events.Append(ctx, sid, stream, out); err != nil {
+			f.s.logger.Warn("storing event", "err", err)
+		}
+		ev := make([]byte, 0, len(out)+len(stream)+40)
+		ev = append(ev, "event: message\nid: "...)
+		ev = append(ev, stream...)
+		ev = append(ev, "_1\ndata: "...)
+		ev = append(ev, out...)
+		ev = append(ev, "\n\n"...)
+		w.Write(ev)
+		return true
+	}
+	wh["Content-Type"] = []string{"application/json"}
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+	return true
+}
+
+// statelessOK checks what the go-sdk checks of a 2026-07-28 request before
+// serving it (the _meta triple, the headers that repeat the body) and that
+// the call asks for no log messages; a request that fails goes to the
+// go-sdk, which answers the error.
+func (f *fastPath) statelessOK(h http.Header, p *mcp.CallToolParamsRaw) bool {
+	if v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string); v != h.Get("Mcp-Protocol-Version") {
+		return false
+	}
+	if _, ok := p.Meta[mcp.MetaKeyClientCapabilities].(map[string]any); !ok {
+		return false
+	}
+	if ci, ok := p.Meta[mcp.MetaKeyClientInfo]; ok {
+		if _, ok := ci.(map[string]any); !ok {
+			return false
+		}
+	}
+	if _, ok := p.Meta[mcp.MetaKeyLogLevel]; ok {
+		return false
+	}
+	if h.Get("Mcp-Name") != p.Name {
+		return false
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			return false
+		}
+	}
+	return true
+}
+
+// cancelled cancels the fast-path call a notifications/cancelled names;
+// the notification then goes on to the go-sdk as usual.
+func (f *fastPath) cancelled(sid string, body []byte) {
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" {
+		return
+	}
+	if x, ok := f.inflight.Load(inflightKey{sid, string(n.Params.RequestID)}); ok {
+		c := x.(*fastCall)
+		c.cancelled.Store(true)
+		c.cancel()
+	}
+}
+
+// validID reports whether raw is a JSON-RPC request id: a string or a
+// number (echoed back exactly as sent).
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+func acceptsBoth(h http.Header) bool {
+	var js, sse bool
+	for _, v := range h.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.TrimSpace(mt) {
+			case "application/json":
+				js = true
+			case "text/event-stream":
+				sse = true
+			case "*/*":
+				js, sse = true, true
+			}
+		}
+	}
+	return js && sse
+}
+
+func isJSON(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// fastHandler is the tool's handler wrapped in the same receiving
+// middleware the go-sdk runs (the request log).
+func (s *Server) fastHandler(t *tool) mcp.MethodHandler {
+	var h mcp.MethodHandler = func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return t.handle(ctx, req.(*mcp.CallToolRequest))
+	}
+	for _, mw := range s.middleware {
+		h = mw(h)
+	}
+	return h
+}
+
+// resultResponse encodes the JSON-RPC response holding res. The common
+// shape (text blocks, structured content already encoded by the runtime)
+// is written directly; anything else goes through the go-sdk's encoding.
+func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, stateless bool) []byte {
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	if res.Content == nil && res.InputRequests == nil {
+		res.Content = []mcp.Content{}
+	}
+	b := make([]byte, 0, 256+2*textSize(res))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	if enc, ok := f.encodeSimple(b, res, stateless); ok {
+		return append(enc, '}')
+	}
+	if stateless {
+		cp := *res
+		cp.Meta = make(mcp.Meta, len(res.Meta)+1)
+		for k, v := range res.Meta {
+			cp.Meta[k] = v
+		}
+		if _, ok := cp.Meta[mcp.MetaKeyServerInfo]; !ok {
+			cp.Meta[mcp.MetaKeyServerInfo] = f.s.impl
+		}
+		res = &cp
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return errorResponse(id, err)
+	}
+	if stateless && len(rb) > 1 {
+		kind := `"complete"`
+		if res.InputRequests != nil {
+			kind = `"input_required"`
+		}
+		if len(rb) > 2 {
+			rb = append(rb[:len(rb)-1], `,"resultType":`...)
+		} else {
+			rb = append(rb[:len(rb)-1], `"resultType":`...)
+		}
+		rb = append(append(rb, kind...), '}')
+	}
+	b = append(b, rb...)
+	return append(b, '}')
+}
+
+// encodeSimple appends res when it has the shape the runtime builds for
+// struct and text results: text blocks without annotations or _meta, and
+// structured content already encoded. It reports false for anything else.
+func (f *fastPath) encodeSimple(b []byte, res *mcp.CallToolResult, stateless bool) ([]byte, bool) {
+	if res.Meta != nil || res.InputRequests != nil || res.RequestState != "" {
+		return b, false
+	}
+	var sc json.RawMessage
+	switch x := res.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		if len(x) == 0 {
+			return b, false
+		}
+		sc = x
+	default:
+		return b, false
+	}
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok || tc == nil || tc.Meta != nil || tc.Annotations != nil {
+			return b, false
+		}
+	}
+	b = append(b, '{')
+	if stateless {
+		b = append(b, `"_meta":{"`+mcp.MetaKeyServerInfo+`":`...)
+		b = append(b, f.s.implJSON...)
+		b = append(b, `},`...)
+	}
+	b = append(b, `"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = appendString(b, c.(*mcp.TextContent).Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if sc != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if stateless {
+		b = append(b, `,"resultType":"complete"`...)
+	}
+	return append(b, '}'), true
+}
+
+func textSize(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok && tc != nil {
+			n += len(tc.Text)
+		}
+	}
+	return n
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json does.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// errorResponse encodes a JSON-RPC error response; an error that is not a
+// JSON-RPC error is an internal error.
+func errorResponse(id json.RawMessage, err error) []byte {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	e, _ := json.Marshal(we)
+	b := make([]byte, 0, 64+len(e)+len(id))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, e...)
+	return append(b, '}')
+}
+
+// trackSessions is receiving middleware on the go-sdk server that tells
+// the fast path about sessions: which exist (from initialize until they
+// close), which clients could be sent requests, and which chose a log
+// level.
+func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok || ss == nil {
+			return res, err
+		}
+		id := ss.ID()
+		if id == "" {
+			return res, err
+		}
+		if x, ok := f.sessions.Load(id); ok {
+			fs := x.(*fastSession)
+			fs.lastSDK.Store(time.Now().UnixNano())
+			if method == "logging/setLevel" && err == nil {
+				fs.logging.Store(true)
+			}
+			return res, err
+		}
+		if method != "initialize" || err != nil {
+			return res, err
+		}
+		ip := ss.InitializeParams()
+		if ip == nil || ip.ProtocolVersion >= statelessVersion {
+			return res, err
+		}
+		c := ip.Capabilities
+		sctx, cancel := context.WithCancel(context.Background())
+		fs := &fastSession{ss: ss, ctx: sctx, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil)}
+		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+			fs.userID = extra.TokenInfo.UserID
+		}
+		fs.lastSDK.Store(time.Now().UnixNano())
+		if _, loaded := f.sessions.LoadOrStore(id, fs); loaded {
+			cancel()
+			return res, err
+		}
+		go func() {
+			ss.Wait()
+			cancel()
+			f.sessions.CompareAndDelete(id, fs)
+		}()
+		return res, err
+	}
+}

@@ -1,0 +1,225 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// contentTypes records the Content-Type of every tools/call response a
+// client receives.
+type contentTypes struct {
+	mu    sync.Mutex
+	types []string
+}
+
+func (c *contentTypes) RoundTrip(req *http.Request) (*http.Response, error) {
+	call := req.Method == http.MethodPost && req.Header.Get("Mcp-Method") == "tools/call"
+	if req.Method == http.MethodPost && req.Body != nil && !call {
+		b, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(strings.NewReader(string(b)))
+		call = strings.Contains(string(b), `"tools/call"`)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && call {
+		c.mu.Lock()
+		c.types = append(c.types, resp.Header.Get("Content-Type"))
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (c *contentTypes) last() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.types) == 0 {
+		return ""
+	}
+	return c.types[len(c.types)-1]
+}
+
+func recordingClient(t *testing.T, url, version string, copts *mcp.ClientOptions) (*mcp.ClientSession, *contentTypes) {
+	t.Helper()
+	ct := &contentTypes{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, copts).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: ct}},
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, ct
+}
+
+// fastCalls are tool calls whose results must be the same whether the
+// runtime answers them itself (a call that can send nothing but its
+// result) or through the go-sdk: validation messages, defaults, errors,
+// panics, timeouts, the result cap, content blocks.
+var fastCalls = []struct {
+	tool string
+	args map[string]any
+}{
+	{"find_orders", map[string]any{"customer": "C7"}},
+	{"find_orders", map[string]any{"customer": "C7", "limit": 2}},
+	{"find_orders", map[string]any{"customer": "X7"}},
+	{"find_orders", map[string]any{"customer": "C7", "limit": 99, "extra": true}},
+	{"fail", nil},
+	{"boom", nil},
+	{"slow", nil},
+	{"big", nil},
+	{"mixed", nil},
+	{"log", nil},
+	{"progress", nil},
+}
+
+func resultJSON(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	res.Meta = nil // serverInfo under 2026-07-28, the same on both paths
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// resultType ("complete") is part of 2026-07-28 results only.
+	return strings.Replace(string(b), `,"resultType":"complete"`, "", 1)
+}
+
+// TestFastPathSameResults calls every tool of fastCalls through the
+// runtime's own answer and through the go-sdk, in a session and under
+// 2026-07-28, and requires the same results.
+func TestFastPathSameResults(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	ctx := context.Background()
+	// A client that declared elicitation could be asked something during
+	// any call: its calls go through the go-sdk, on an event stream.
+	sdk, sdkTypes := recordingClient(t, url, "2025-06-18", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	fast, fastTypes := recordingClient(t, url, "2025-06-18", nil)
+	stateless, _ := recordingClient(t, url, "2026-07-28", nil)
+	for _, c := range fastCalls {
+		want := resultJSON(t, call(t, sdk, c.tool, c.args))
+		if ct := sdkTypes.last(); ct != "text/event-stream" {
+			t.Errorf("%s through the go-sdk: Content-Type %q", c.tool, ct)
+		}
+		if got := resultJSON(t, call(t, fast, c.tool, c.args)); got != want {
+			t.Errorf("%s %v in a session:\n got %s\nwant %s", c.tool, c.args, got, want)
+		}
+		if ct := fastTypes.last(); ct != "application/json" {
+			t.Errorf("%s in a session that can receive nothing but the result: Content-Type %q, want application/json", c.tool, ct)
+		}
+		if got := resultJSON(t, call(t, stateless, c.tool, c.args)); got != want {
+			t.Errorf("%s %v under 2026-07-28:\n got %s\nwant %s", c.tool, c.args, got, want)
+		}
+		// With a progress token, the call goes through the go-sdk.
+		res, err := stateless.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args, Meta: mcp.Meta{"progressToken": "p1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resultJSON(t, res); got != want {
+			t.Errorf("%s %v under 2026-07-28 with a progress token:\n got %s\nwant %s", c.tool, c.args, got, want)
+		}
+	}
+	// Questions under 2026-07-28 are results too: book asks, the client
+	// answers, the call runs again.
+	q, _ := recordingClient(t, url, "2026-07-28", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	if got := textOf(t, call(t, q, "book", nil)); !strings.HasPrefix(got, "decline") {
+		t.Errorf("book under 2026-07-28: %s", got)
+	}
+}
+
+// TestFastPathNotifications checks that a call that can send more than its
+// result gets everything: progress when asked, log messages once the
+// client chose a level.
+func TestFastPathNotifications(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	ctx := context.Background()
+	var mu sync.Mutex
+	var logs, progress int
+	cs, types := recordingClient(t, url, "2025-06-18", &mcp.ClientOptions{
+		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) { mu.Lock(); logs++; mu.Unlock() },
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress++
+			mu.Unlock()
+		},
+	})
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{}, Meta: mcp.Meta{"progressToken": 7}}); err != nil {
+		t.Fatal(err)
+	}
+	if ct := types.last(); ct != "text/event-stream" {
+		t.Errorf("a call with a progress token: Content-Type %q, want an event stream", ct)
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, "log", nil)
+	if ct := types.last(); ct != "text/event-stream" {
+		t.Errorf("a call in a session with a log level: Content-Type %q, want an event stream", ct)
+	}
+	waitFor(t, "the progress and log notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return progress > 0 && logs > 0
+	})
+}
+
+// TestFastPathCancel cancels a call the runtime answers itself: the
+// handler's context is cancelled and no result is sent.
+func TestFastPathCancel(t *testing.T) {
+	p := newProbe()
+	url := serveHTTP(t, testApp(p))
+	h := rawSession(t, url)
+	h["Mcp-Protocol-Version"] = "2025-06-18" // a plain JSON answer
+	done := make(chan *http.Response, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"wait","arguments":{}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			close(done)
+			return
+		}
+		done <- resp
+	}()
+	<-p.started
+	dup := post(t, url, `{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`, h)
+	if b, _ := io.ReadAll(dup.Body); dup.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "duplicate") {
+		t.Errorf("a second call with the id of one in flight: %s %s, want 400", dup.Status, b)
+	}
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w1","reason":"test"}}`, h)
+	select {
+	case err := <-p.cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("handler ctx.Err() = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancellation did not reach the handler's context")
+	}
+	resp := <-done
+	if resp == nil {
+		return
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); strings.Contains(string(b), `"result"`) || strings.Contains(string(b), `"error"`) {
+		t.Errorf("a result after cancellation: %s %s", resp.Status, b)
+	}
+}
