@@ -89,6 +89,17 @@ func TestRunBehindProxyHostsAndOrigins(t *testing.T) {
 	if c := status(t, "GET", health, "10.1.2.3:8080", "", ""); c != 200 {
 		t.Errorf("healthz by IP: %d", c)
 	}
+	// --healthcheck, as a container's HEALTHCHECK runs it; PORT alone
+	// means 0.0.0.0:PORT, probed on loopback.
+	hostport := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	_, port, _ := strings.Cut(hostport, ":")
+	for _, env := range []map[string]string{{"MCPGEN_ADDR": hostport}, {"PORT": port}} {
+		var out syncBuffer
+		if code := runtime.Run(context.Background(), testApp(newProbe()), []string{"--healthcheck"}, strings.NewReader(""), io.Discard, &out,
+			runtime.WithEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })); code != 0 {
+			t.Errorf("--healthcheck with %v: exit %d: %s", env, code, out.String())
+		}
+	}
 	// A real client through the admitted name and origin.
 	hc := &http.Client{Transport: hostTransport{"connector.example.test", "https://app.example.test"}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "proxied", Version: "1"}, nil).
@@ -219,6 +230,11 @@ func TestRunDrain(t *testing.T) {
 	case code := <-done:
 		t.Fatalf("Run returned %d with a call in flight", code)
 	default:
+	}
+	var out syncBuffer
+	if code := runtime.Run(context.Background(), holdApp(nil, nil), []string{"--healthcheck", "--addr", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")},
+		strings.NewReader(""), io.Discard, &out); code != 1 || !strings.Contains(out.String(), "healthcheck:") {
+		t.Errorf("--healthcheck while draining: exit %d: %s", code, out.String())
 	}
 	close(release)
 	res := <-result

@@ -53,6 +53,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	stdio := cl.Bool("stdio", "", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	stateless := cl.Bool("stateless", "MCPGEN_STATELESS", false, "serve HTTP without sessions (MCP 2026-07-28 stateless mode): no resource\nsubscriptions, sampling, elicitation, stream resumption or per-session log level")
 	version := cl.Bool("version", "", false, "print the version and exit")
+	healthcheck := cl.Bool("healthcheck", "", false, "ask the server at --addr (or MCPGEN_ADDR, PORT) for GET /healthz; exit 0 if it\nis serving, 1 if not (for container health checks in images without curl)")
 
 	// Deployment (deploy.go).
 	dep := deploymentFlags(cl)
@@ -77,6 +78,14 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	if *version {
 		fmt.Fprintf(stdout, "%s %s\n", name, appVersion(app))
 		return 0
+	}
+	if *healthcheck {
+		listen, err := listenAddr(cl, *addr)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return 2
+		}
+		return probeHealth(ctx, listen, stderr)
 	}
 	logger, err := newLogger(stderr, *dep.logFormat, *dep.logLevel)
 	if err != nil {

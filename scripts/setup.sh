@@ -47,4 +47,16 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
+# Caddy is the reverse proxy of the deployment tests; file tells how a
+# built binary is linked.
+missing_debs=()
+command -v caddy >/dev/null 2>&1 || missing_debs+=(caddy)
+command -v file >/dev/null 2>&1 || missing_debs+=(file)
+if [ ${#missing_debs[@]} -gt 0 ]; then
+  log "Debian packages for the deployment tests: ${missing_debs[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing_debs[@]}" >/dev/null
+fi
 log "done"

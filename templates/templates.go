@@ -1,6 +1,7 @@
 // Package templates holds what `mcpgen new` writes: a working connector with
 // one useful tool, a test that calls it through a real MCP client, the
-// tool's React view, a README and a .gitignore. Files named NAME.tmpl are
+// tool's React view, a README, a .gitignore, and a Dockerfile with its
+// .dockerignore. Files named NAME.tmpl are
 // text/template documents (so no embedded file is a .go file or a go.mod
 // that would change this module); other files are copied as they are. A
 // leading "dot-" in a name becomes ".".
@@ -75,7 +76,7 @@ func Files(d Data) (map[string][]byte, error) {
 			out[dir+base] = src
 			return nil
 		}
-		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName}).Option("missingkey=error").Parse(string(src))
+		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName, "goMinor": goMinor}).Option("missingkey=error").Parse(string(src))
 		if err != nil {
 			return fmt.Errorf("template %s: %w", rel, err)
 		}
@@ -135,4 +136,14 @@ func npmName(name string) string {
 		}
 	}
 	return strings.TrimLeft(string(b), "._")
+}
+
+// goMinor turns a go directive's version ("1.26.0") into the tag of the
+// official Go image for that release ("1.26"), which tracks its patches.
+func goMinor(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	return parts[0] + "." + parts[1]
 }

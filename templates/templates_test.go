@@ -18,7 +18,7 @@ func TestFilesRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"go.mod", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore",
-		"ui/stats.tsx", "ui/stats.css", "package.json", "tsconfig.json"} {
+		"ui/stats.tsx", "ui/stats.css", "package.json", "tsconfig.json", "Dockerfile", ".dockerignore"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("missing %s; have %v", want, keys(files))
 		}
@@ -50,6 +50,9 @@ func TestFilesRender(t *testing.T) {
 	}
 	if !strings.Contains(string(files["package.json"]), `"name": "acme"`) {
 		t.Errorf("package.json: %s", files["package.json"])
+	}
+	if df := string(files["Dockerfile"]); !strings.Contains(df, "FROM golang:1.26 AS build\n") || !strings.Contains(df, "-o /out/acme .") {
+		t.Errorf("Dockerfile:\n%s", df)
 	}
 	if !strings.Contains(string(files["main.go"]), "//go:generate go tool mcpgen generate") {
 		t.Error("main.go lacks its go:generate line")

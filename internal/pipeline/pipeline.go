@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/bundler"
 	"github.com/mcpgen/mcpgen/generator"
@@ -49,6 +51,13 @@ type Options struct {
 	// TypeScript compiler (when it has a tsconfig.json), beside go build;
 	// type errors fail the build as diagnostics.
 	TypeCheck bool
+	// Version is stamped into the binary Build makes (its --version and
+	// serverInfo); empty leaves the version the Go toolchain records from
+	// version control.
+	Version string
+	// GOOS and GOARCH select the platform Build compiles for; empty means
+	// the GOOS and GOARCH of the environment, else this machine's.
+	GOOS, GOARCH string
 }
 
 // Report says what one Generate or Build did.
@@ -188,8 +197,18 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	target := p.opts.GOOS
+	if target == "" {
+		target = os.Getenv("GOOS")
+	}
+	if target == "" {
+		target = goruntime.GOOS
+	}
 	if output == "" {
 		output = filepath.Join(p.opts.Dir, filepath.Base(p.opts.Dir))
+		if target == "windows" {
+			output += ".exe"
+		}
 	}
 	out, err := filepath.Abs(output)
 	if err != nil {
@@ -240,7 +259,13 @@ func typeCheck(ctx context.Context, dir string) (diag.List, error) {
 }
 
 func (p *Project) goBuild(ctx context.Context, out string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	args, env, err := BuildCommand(p.opts.Version, p.opts.GOOS, p.opts.GOARCH)
+	if err != nil {
+		return err
+	}
+	args = append(args, "-o", out, ".")
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = p.opts.Dir
 	cmd.Stdout = p.opts.Stdout
 	cmd.Stderr = p.opts.Stderr
@@ -255,6 +280,35 @@ func (p *Project) goBuild(ctx context.Context, out string) error {
 		return fmt.Errorf("go build: %w", err)
 	}
 	return nil
+}
+
+// versionSymbol is the linker name of the variable in which the runtime
+// keeps a stamped version (runtime.BuildVersionSymbol; not imported, so the
+// mcpgen command does not link the runtime and the MCP SDK).
+const versionSymbol = "github.com/mcpgen/mcpgen/runtime.buildVersion"
+
+// BuildCommand returns the `go build` arguments (without -o and the
+// package) and the environment additions that make a connector binary:
+// static (no cgo, so it runs on any Linux and in a scratch or distroless
+// image), without file-system paths or symbol tables (-trimpath, -s -w),
+// with version stamped when it is not empty, for goos/goarch when given.
+// The Dockerfile that `mcpgen new` writes runs the same command.
+func BuildCommand(version, goos, goarch string) (args, env []string, err error) {
+	ldflags := "-s -w"
+	if version != "" {
+		if strings.ContainsAny(version, " \t\n'\"`\\") {
+			return nil, nil, fmt.Errorf("invalid --version %q: a version has no spaces or quotes (such as v1.2.3)", version)
+		}
+		ldflags += " -X " + versionSymbol + "=" + version
+	}
+	env = []string{"CGO_ENABLED=0"}
+	if goos != "" {
+		env = append(env, "GOOS="+goos)
+	}
+	if goarch != "" {
+		env = append(env, "GOARCH="+goarch)
+	}
+	return []string{"build", "-trimpath", "-ldflags", ldflags}, env, nil
 }
 
 // BuildError reports that `go build` failed; its output went to Stderr.

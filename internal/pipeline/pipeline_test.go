@@ -3,6 +3,10 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
 	"errors"
 	"os"
 	"os/exec"
@@ -143,6 +147,41 @@ func TestBuild(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "shout ") {
 		t.Errorf("%s --version: %v %q", bin, err, out)
 	}
+	// Static and trimmed: no cgo, no paths of this machine, no symbols.
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if settings["CGO_ENABLED"] != "0" || settings["-trimpath"] != "true" {
+		t.Errorf("build settings: %v", settings)
+	}
+	if f, err := elf.Open(bin); err != nil {
+		t.Error(err)
+	} else {
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("%s is dynamically linked (it has an ELF interpreter)", bin)
+			}
+		}
+		if s := f.Section(".symtab"); s != nil {
+			t.Errorf("%s keeps its symbol table", bin)
+		}
+		f.Close()
+	}
+	// A stamped version.
+	if _, err := Build(context.Background(), Options{Dir: dir, Stderr: &stderr, Version: "v1.4.2-rc.1"}, bin); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || string(out) != "shout v1.4.2-rc.1\n" {
+		t.Errorf("--version of a stamped build: %v %q", err, out)
+	}
+	if _, _, err := BuildCommand("v1 beta", "", ""); err == nil || !strings.Contains(err.Error(), "no spaces or quotes") {
+		t.Errorf("a version with a space: %v", err)
+	}
 
 	// Compile errors are the generator's diagnostics already (its loader
 	// compiles); what only the linker sees fails the build, on Stderr.
@@ -152,6 +191,43 @@ func TestBuild(t *testing.T) {
 	var be *BuildError
 	if !errors.As(err, &be) || !strings.Contains(stderr.String(), "nowhere") {
 		t.Errorf("err = %v, stderr %q; want a BuildError and the linker's message", err, stderr.String())
+	}
+}
+
+// TestBuildCrossCompiles builds for a Mac with Apple silicon and for
+// Windows on x86-64 and checks each binary's format.
+func TestBuildCrossCompiles(t *testing.T) {
+	dir := module(t)
+	var stderr bytes.Buffer
+	mac := filepath.Join(t.TempDir(), "shout-mac")
+	if _, err := Build(context.Background(), Options{Dir: dir, Stderr: &stderr, GOOS: "darwin", GOARCH: "arm64"}, mac); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if f, err := macho.Open(mac); err != nil {
+		t.Errorf("darwin/arm64: not a Mach-O file: %v", err)
+	} else {
+		if f.Cpu != macho.CpuArm64 {
+			t.Errorf("darwin/arm64: CPU %v", f.Cpu)
+		}
+		f.Close()
+	}
+	// GOOS/GOARCH from the environment, and the default output name.
+	t.Setenv("GOOS", "windows")
+	t.Setenv("GOARCH", "amd64")
+	rep, err := Build(context.Background(), Options{Dir: dir, Stderr: &stderr}, "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if want := filepath.Join(dir, filepath.Base(dir)+".exe"); rep.Binary != want {
+		t.Errorf("windows binary %q, want %q", rep.Binary, want)
+	}
+	if f, err := pe.Open(rep.Binary); err != nil {
+		t.Errorf("windows/amd64: not a PE file: %v", err)
+	} else {
+		if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
+			t.Errorf("windows/amd64: machine %#x", f.Machine)
+		}
+		f.Close()
 	}
 }
 

@@ -82,3 +82,26 @@ var ChromiumFlags = []string{
 	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
 }
+
+// Caddy returns the path of the Caddy web server (Debian's caddy package),
+// the reverse proxy of the deployment tests.
+func Caddy(t testing.TB) string {
+	t.Helper()
+	return debianTool(t, "caddy")
+}
+
+// File returns the path of file(1) (Debian's file package), which tells
+// how a binary is linked.
+func File(t testing.TB) string {
+	t.Helper()
+	return debianTool(t, "file")
+}
+
+func debianTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, name+" (Debian package "+name+")")
+	}
+	return p
+}

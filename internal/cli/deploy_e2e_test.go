@@ -1,0 +1,519 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+// holdGo is a tool whose call lasts until the test says: it creates the
+// file Started, then returns once the file Release exists.
+const holdGo = `package main
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// HoldInput names the files that pace a held call.
+type HoldInput struct {
+	// Started is created when the call starts.
+	Started string ` + "`json:\"started\"`" + `
+	// Release ends the call once it exists.
+	Release string ` + "`json:\"release\"`" + `
+}
+
+// Hold runs until the file Release exists.
+//
+//mcpgen:tool readonly
+func Hold(ctx context.Context, in HoldInput) (string, error) {
+	if err := os.WriteFile(in.Started, nil, 0o644); err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(in.Release); err == nil {
+			return "released", nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+`
+
+// scaffoldDeploy makes a tools-only project "tally" with the hold tool.
+func scaffoldDeploy(t *testing.T) (mcpgen, dir string) {
+	t.Helper()
+	mcpgen = mcpgenBinary(t)
+	work := t.TempDir()
+	if out, errOut, code := run(t, work, nil, mcpgen, "new", "tally", "--no-view"); code != 0 {
+		t.Fatalf("mcpgen new: exit %d\n%s%s", code, out, errOut)
+	}
+	dir = filepath.Join(work, "tally")
+	if err := os.WriteFile(filepath.Join(dir, "hold.go"), []byte(holdGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mcpgen, dir
+}
+
+// checkStatic checks that bin is a static, trimmed Go binary whose
+// --version prints want.
+func checkStatic(t *testing.T, bin, wantVersion string) {
+	t.Helper()
+	out, errOut, code := run(t, ".", nil, "go", "version", "-m", bin)
+	if code != 0 || !regexp.MustCompile(`(?m)^\s+build\s+CGO_ENABLED=0$`).MatchString(out) || !regexp.MustCompile(`(?m)^\s+build\s+-trimpath=true$`).MatchString(out) {
+		t.Errorf("go version -m %s: exit %d, no CGO_ENABLED=0 and -trimpath=true:\n%s%s", bin, code, out, errOut)
+	}
+	out, _, _ = run(t, ".", nil, testenv.File(t), bin)
+	if !strings.Contains(out, "statically linked") || !strings.Contains(out, ", stripped") {
+		t.Errorf("file %s: not statically linked and stripped: %s", bin, out)
+	}
+	out, errOut, code = run(t, ".", nil, bin, "--version")
+	if code != 0 || out != wantVersion+"\n" {
+		t.Errorf("%s --version: exit %d, %q %s; want %q", bin, code, out, errOut, wantVersion)
+	}
+}
+
+// connector is a started connector binary.
+type connector struct {
+	cmd  *exec.Cmd
+	url  string // http://127.0.0.1:PORT/mcp
+	mu   sync.Mutex
+	logs []string
+	exit chan int
+}
+
+func (c *connector) stderr() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.logs, "\n")
+}
+
+func startConnector(t *testing.T, bin string, env []string, args ...string) *connector {
+	t.Helper()
+	c := &connector{cmd: exec.Command(bin, append([]string{"--addr", "127.0.0.1:0"}, args...)...), exit: make(chan int, 1)}
+	c.cmd.Env = append(os.Environ(), env...)
+	pipe, err := c.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`serving MCP.* at (http://\S+/mcp)`)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			c.mu.Lock()
+			c.logs = append(c.logs, sc.Text())
+			c.mu.Unlock()
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		c.cmd.Wait()
+		c.exit <- c.cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() {
+		c.cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", filepath.Base(bin), c.stderr())
+		}
+	})
+	select {
+	case c.url = <-found:
+	case code := <-c.exit:
+		t.Fatalf("%s exited with %d without serving:\n%s", bin, code, c.stderr())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not start serving", bin)
+	}
+	return c
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startCaddy runs Debian's Caddy on a loopback port as the reverse proxy
+// of host (a public name), forwarding to upstream (HOST:PORT), and returns
+// its port.
+func startCaddy(t *testing.T, host, upstream string) int {
+	t.Helper()
+	caddy := testenv.Caddy(t)
+	dir := t.TempDir()
+	port := freePort(t)
+	conf := fmt.Sprintf(`{
+	admin off
+	auto_https off
+	storage file_system %s
+}
+
+http://%s:%d {
+	bind 127.0.0.1
+	reverse_proxy %s
+}
+`, filepath.Join(dir, "data"), host, port, upstream)
+	file := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(caddy, "run", "--config", file, "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("caddy:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			conn.Close()
+			return port
+		}
+		select {
+		case <-exited:
+			t.Fatalf("caddy exited:\n%s", logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("caddy is not listening on %d:\n%s", port, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// browserTransport sends requests to the loopback proxy under its public
+// host name, with a browser page's Origin.
+type browserTransport struct{ host, origin string }
+
+func (b browserTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Host = b.host
+	if b.origin != "" {
+		r.Header.Set("Origin", b.origin)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func statusOf(t *testing.T, hc *http.Client, method, url, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestDeployBehindCaddy builds a connector as a release (static, versioned),
+// serves it behind Debian's Caddy under a public host name with a browser
+// origin admitted by flag, questions it through the proxy with the go-sdk
+// client, and stops it with SIGTERM while a call is in flight.
+func TestDeployBehindCaddy(t *testing.T) {
+	mcpgen, dir := scaffoldDeploy(t)
+	if out, errOut, code := run(t, dir, nil, mcpgen, "build", "--version", "v1.2.3", "-o", "bin/tally"); code != 0 {
+		t.Fatalf("mcpgen build: exit %d\n%s%s", code, out, errOut)
+	}
+	bin := filepath.Join(dir, "bin", "tally")
+	checkStatic(t, bin, "tally v1.2.3")
+
+	const public, app = "connector.example.test", "https://app.example.test"
+	c := startConnector(t, bin, []string{"MCPGEN_ALLOW_ORIGIN=" + app}, "--public-url", "https://"+public, "--log-format", "json")
+	port := startCaddy(t, public, strings.TrimSuffix(strings.TrimPrefix(c.url, "http://"), "/mcp"))
+	proxied := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	hostHeader := fmt.Sprintf("%s:%d", public, port)
+
+	browser := &http.Client{Transport: browserTransport{hostHeader, app}}
+	if code := statusOf(t, browser, "GET", strings.TrimSuffix(proxied, "/mcp")+"/healthz", ""); code != 200 {
+		t.Errorf("/healthz through the proxy: %d", code)
+	}
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "browser-app", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxied, HTTPClient: browser}, nil)
+	if err != nil {
+		t.Fatalf("connect through the proxy: %v", err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().ServerInfo.Version; got != "v1.2.3" {
+		t.Errorf("serverInfo.version %q", got)
+	}
+	res := call(t, cs, "text_stats", map[string]any{"text": "one two three"})
+	if res.IsError || !strings.Contains(text(res), `"words":3`) {
+		t.Errorf("text_stats through the proxy: %s", text(res))
+	}
+
+	// A foreign browser origin and a foreign name are refused.
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	foreign := &http.Client{Transport: browserTransport{hostHeader, "https://evil.example.test"}}
+	if code := statusOf(t, foreign, "POST", proxied, initBody); code != http.StatusForbidden {
+		t.Errorf("a foreign origin through the proxy: %d, want 403", code)
+	}
+	if code := statusOf(t, &http.Client{Transport: browserTransport{"evil.example.test", ""}}, "POST", c.url, initBody); code != http.StatusForbidden {
+		t.Errorf("a foreign Host: %d, want 403", code)
+	}
+
+	// SIGTERM while a call is in flight: the call finishes and returns its
+	// result through the proxy, then the process exits 0.
+	tmp := t.TempDir()
+	started, release := filepath.Join(tmp, "started"), filepath.Join(tmp, "release")
+	result := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{"started": started, "release": release}})
+		if err != nil {
+			t.Errorf("hold: %v", err)
+		}
+		result <- res
+	}()
+	waitFile(t, started)
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, c, `"msg":"draining"`)
+	select {
+	case code := <-c.exit:
+		t.Fatalf("exited with %d while a call was in flight", code)
+	default:
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-result:
+		if res == nil || res.IsError || text(res) != "released" {
+			t.Errorf("the call in flight: %+v", res)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight did not return")
+	}
+	select {
+	case code := <-c.exit:
+		if code != 0 {
+			t.Errorf("exit code %d after SIGTERM", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the connector did not exit after the drain")
+	}
+	// The request log has a line for the held call.
+	var held bool
+	for _, line := range strings.Split(c.stderr(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "request" && rec["tool"] == "hold" {
+			held = rec["outcome"] == "ok" && rec["session"] == cs.ID()
+		}
+	}
+	if !held {
+		t.Errorf("no request log line for the held call:\n%s", c.stderr())
+	}
+}
+
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not created", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func waitLog(t *testing.T, c *connector, substr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(c.stderr(), substr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the log:\n%s", substr, c.stderr())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// dockerfile is the part of a Dockerfile the tests read: instructions by
+// stage, with line continuations joined.
+type dockerfile struct {
+	stages [][]string // each: "FROM ...", then the stage's instructions
+}
+
+func parseDockerfile(t *testing.T, src string) dockerfile {
+	t.Helper()
+	var df dockerfile
+	src = strings.ReplaceAll(src, "\\\n", " ")
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "FROM ") {
+			df.stages = append(df.stages, nil)
+		}
+		if len(df.stages) == 0 {
+			t.Fatalf("Dockerfile: %q before the first FROM", line)
+		}
+		df.stages[len(df.stages)-1] = append(df.stages[len(df.stages)-1], line)
+	}
+	return df
+}
+
+// find returns the arguments of the instructions named op in stage i.
+func (df dockerfile) find(i int, op string) []string {
+	var out []string
+	for _, in := range df.stages[i] {
+		if rest, ok := strings.CutPrefix(in, op+" "); ok {
+			out = append(out, strings.TrimSpace(rest))
+		}
+	}
+	return out
+}
+
+// TestDeployDockerfile checks the Dockerfile `mcpgen new` writes (docker
+// itself cannot run here): a multi-stage build whose final stage is a
+// minimal base running as a non-root user with a health check; its build
+// command, run as the build stage would, makes a static binary with the
+// version stamped; and its environment and health check command work
+// against that binary.
+func TestDeployDockerfile(t *testing.T) {
+	_, dir := scaffoldDeploy(t)
+	src, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".dockerignore")); err != nil {
+		t.Error(err)
+	}
+	df := parseDockerfile(t, string(src))
+	if len(df.stages) != 2 {
+		t.Fatalf("Dockerfile has %d stages, want a build stage and a runtime stage", len(df.stages))
+	}
+	build, final := 0, 1
+	if from := df.find(build, "FROM")[0]; !strings.HasPrefix(from, "golang:1.") || !strings.HasSuffix(from, " AS build") {
+		t.Errorf("build stage: FROM %s", from)
+	}
+	from := df.find(final, "FROM")[0]
+	if !strings.HasPrefix(from, "gcr.io/distroless/static") && from != "scratch" {
+		t.Errorf("runtime stage FROM %s: want a minimal static base", from)
+	}
+	users := df.find(final, "USER")
+	if len(users) != 1 || strings.HasPrefix(users[0], "root") || strings.HasPrefix(users[0], "0") {
+		t.Errorf("runtime stage USER %v: want one non-root user", users)
+	}
+
+	// The build stage's go build, run here as docker would (WORKDIR is the
+	// project, VERSION a build argument), into a temporary /out.
+	var runs []string
+	for _, r := range df.find(build, "RUN") {
+		if strings.Contains(r, "go build") {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) != 1 {
+		t.Fatalf("build stage: %d RUN go build lines", len(runs))
+	}
+	out := t.TempDir()
+	cmd := strings.ReplaceAll(runs[0], "/out/", out+"/")
+	if o, e, code := run(t, dir, []string{"VERSION=v7.7.7"}, "sh", "-c", cmd); code != 0 {
+		t.Fatalf("%s: exit %d\n%s%s", cmd, code, o, e)
+	}
+	copies := df.find(final, "COPY")
+	if len(copies) != 1 || !strings.HasPrefix(copies[0], "--from=build /out/tally ") {
+		t.Fatalf("runtime stage COPY %v: want the built binary", copies)
+	}
+	binInImage := strings.Fields(copies[0])[2]
+	bin := filepath.Join(out, "tally")
+	checkStatic(t, bin, "tally v7.7.7")
+
+	var entry, health []string
+	if e := df.find(final, "ENTRYPOINT"); len(e) == 1 {
+		json.Unmarshal([]byte(e[0]), &entry)
+	}
+	if len(entry) != 1 || entry[0] != binInImage {
+		t.Errorf("ENTRYPOINT %v: want [%q]", entry, binInImage)
+	}
+	if h := df.find(final, "HEALTHCHECK"); len(h) == 1 {
+		if _, cmdJSON, ok := strings.Cut(h[0], "CMD "); ok {
+			json.Unmarshal([]byte(cmdJSON), &health)
+		}
+	}
+	if len(health) < 2 || health[0] != binInImage {
+		t.Fatalf("HEALTHCHECK %v: want the binary's own check (there is no shell or curl in the image)", health)
+	}
+
+	// The image's environment, on a loopback port here.
+	var env []string
+	for _, e := range df.find(final, "ENV") {
+		k, v, _ := strings.Cut(e, "=")
+		if k == "MCPGEN_ADDR" {
+			if !strings.HasPrefix(v, "0.0.0.0:") {
+				t.Errorf("ENV MCPGEN_ADDR=%s: a container must listen on every interface", v)
+			}
+			v = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		}
+		env = append(env, k+"="+v)
+	}
+	probe := func() int {
+		_, _, code := run(t, dir, env, bin, health[1:]...)
+		return code
+	}
+	if code := probe(); code != 1 {
+		t.Errorf("the health check passed with no server running: exit %d", code)
+	}
+	srv := exec.Command(bin)
+	srv.Env = append(os.Environ(), env...)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for probe() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the health check never passed with the server running")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
