@@ -342,7 +342,9 @@ func TestDeployBehindCaddy(t *testing.T) {
 	for _, line := range strings.Split(c.stderr(), "\n") {
 		var rec map[string]any
 		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "request" && rec["tool"] == "hold" {
-			held = rec["outcome"] == "ok" && rec["session"] == cs.ID()
+			// A 2026-07-28 client has no session (stateless requests).
+			sid, _ := rec["session"].(string)
+			held = rec["outcome"] == "ok" && sid == cs.ID()
 		}
 	}
 	if !held {
