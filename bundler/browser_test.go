@@ -187,7 +187,7 @@ func TestBridgeInBrowser(t *testing.T) {
 			fail("view text lacks %q", want)
 		}
 	}
-	if res.Theme != "dark" || res.Background != "#1f1f1e" {
+	if res.Theme != "dark" || res.Background != "#262624" {
 		fail("host context not applied: data-theme %q, --color-background-primary %q", res.Theme, res.Background)
 	}
 	check := func(kind, want string) {

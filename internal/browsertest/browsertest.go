@@ -62,7 +62,8 @@ func buildHostPage(nodeModules string) ([]byte, error) {
 			Contents:   hostSource,
 			Sourcefile: "host.ts",
 			Loader:     api.LoaderTS,
-			ResolveDir: filepath.Dir(nodeModules),
+			// host.ts imports the inspector's host presets by relative path.
+			ResolveDir: filepath.Join(testenv.Root(), "internal", "browsertest"),
 		},
 		Bundle:    true,
 		Write:     false,
@@ -144,6 +145,10 @@ type Scenario struct {
 	Tool  string         // the tool to call; its _meta.ui.resourceUri names the view
 	Args  map[string]any // its arguments
 	Theme string         // "light" (default) or "dark"
+	// Host is the host preset whose theme variables, fonts and
+	// capabilities the view gets: "claude" (default) or "chatgpt", as in
+	// the inspector.
+	Host string
 	// PartialArgs, when set, are sent first as ui/notifications/tool-input-partial.
 	PartialArgs map[string]any
 	// CancelReason, when set, makes the host send
@@ -220,6 +225,9 @@ func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	q := url.Values{"tool": {sc.Tool}, "args": {string(args)}}
 	if sc.Theme != "" {
 		q.Set("theme", sc.Theme)
+	}
+	if sc.Host != "" {
+		q.Set("host", sc.Host)
 	}
 	if sc.PartialArgs != nil {
 		p, err := json.Marshal(sc.PartialArgs)

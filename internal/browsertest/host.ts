@@ -8,6 +8,9 @@
 
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+// The host presets (theme variables, fonts, sizes, capabilities) are the
+// inspector's, so a view is tested under what mcpgen dev shows.
+import { hostContext as presetContext, presets, type Emulation, type HostName } from "../inspector/app/src/presets";
 
 type Event = { kind: string; data?: unknown; at: number };
 const host = { events: [] as Event[], error: "" };
@@ -26,6 +29,9 @@ async function main() {
   const toolName = q.get("tool") ?? "";
   const args = JSON.parse(q.get("args") ?? "{}");
   const theme = (q.get("theme") ?? "light") as "light" | "dark";
+  const hostName = (q.get("host") ?? "claude") as HostName;
+  const preset = presets[hostName] ?? presets.claude;
+  const emulation = (theme: "light" | "dark"): Emulation => ({ host: preset.name, theme, mode: "inline", width: "desktop", locale: "en-US" });
 
   const client = new Client({ name: "mcpgen-browsertest-host", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
@@ -46,27 +52,11 @@ async function main() {
   iframe.title = "view";
   document.getElementById("frame")!.appendChild(iframe);
 
-  const styles = {
-    variables: {
-      "--color-background-primary": theme === "dark" ? "#1f1f1e" : "#ffffff",
-      "--color-text-primary": theme === "dark" ? "#f0efea" : "#1f1f1e",
-      "--font-sans": "sans-serif",
-    },
-  };
-  let hostContext: any = {
-    theme,
-    styles,
-    displayMode: "inline",
-    availableDisplayModes: ["inline", "fullscreen", "pip"],
-    containerDimensions: { maxHeight: 800, width: 560 },
-    locale: "en-US",
-    platform: "web",
-    toolInfo: { tool },
-  };
+  let hostContext: any = { ...presetContext(emulation(theme), tool), containerDimensions: { maxHeight: 800, width: 560 } };
   const bridge = new AppBridge(
     client,
     { name: "mcpgen-browsertest", version: "1.0.0" },
-    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } },
+    { ...preset.capabilities, openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} } },
     { hostContext },
   );
   bridge.onsizechange = (p) => {
@@ -104,7 +94,7 @@ async function main() {
   // Actions the test runner triggers in the middle of a scenario.
   (window as any).__mcpgenHostActions = {
     theme(theme: "light" | "dark") {
-      hostContext = { ...hostContext, theme };
+      hostContext = { ...hostContext, theme, styles: presetContext(emulation(theme), tool).styles };
       bridge.setHostContext(hostContext);
       log("host-context-changed", { theme });
     },

@@ -101,7 +101,7 @@ func TestScaffoldView(t *testing.T) {
 			t.Fatalf("browser run (dark) failed:\n%s", res.Report())
 		}
 		checkCommon(t, res, "stats", "dark")
-		if res.Background != "#1f1f1e" {
+		if res.Background != "#262624" {
 			t.Errorf("dark host context not applied: --color-background-primary %q", res.Background)
 		}
 		checkScaffoldResult(t, res)

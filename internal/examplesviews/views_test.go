@@ -258,7 +258,7 @@ func testExample(t *testing.T, dir string) {
 			if dark.Error != "" {
 				t.Fatalf("browser run (dark) failed:\n%s", dark.Report())
 			}
-			if dark.Theme != "dark" || dark.Background != "#1f1f1e" {
+			if dark.Theme != "dark" || dark.Background != "#262624" {
 				t.Errorf("dark host context not applied: data-theme %q, --color-background-primary %q", dark.Theme, dark.Background)
 			}
 			if vt.DarkCheck != nil {

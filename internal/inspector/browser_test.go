@@ -310,6 +310,9 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	b := startBrowser(t)
 	base, events := startDev(t, dir)
 	shots := os.Getenv("MCPGEN_INSPECTOR_SCREENSHOTS") // write the docs' screenshots there
+	if shots != "" {
+		b.do("viewport", map[string]any{"width": 1440, "height": 1280})
+	}
 
 	// Choose the tool, fill the form, call.
 	b.do("goto", map[string]any{"url": base})

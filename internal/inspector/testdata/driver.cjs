@@ -40,6 +40,8 @@ async function main() {
     async waitGone(c) { await page.locator(c.selector).first().waitFor({ timeout: c.timeoutMs || timeout, state: "detached" }); },
     async visible(c) { return await page.locator(c.selector).first().isVisible(); },
     async eval(c) { return await page.evaluate(c.expr); },
+    async viewport(c) { await page.setViewportSize({ width: c.width, height: c.height }); },
+    async scrollTo(c) { await page.locator(c.selector).first().scrollIntoViewIfNeeded({ timeout }); },
     async screenshot(c) {
       await page.waitForTimeout(150); // let the last resize settle
       await page.screenshot({ path: c.path, animations: "disabled" });
