@@ -161,7 +161,7 @@ func (w *sessionWriter) WriteHeader(code int) {
 }
 
 func (w *sessionWriter) Write(p []byte) (int, error) {
-	if w.replaced {
+	if w.replaced || cancelledAnswer(p) {
 		return len(p), nil
 	}
 	return w.ResponseWriter.Write(p)

@@ -10,8 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultAddr is where a connector binary serves HTTP unless --addr,
@@ -60,6 +58,9 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 
 	// Auth and rate limits (authflags.go).
 	af := declareAuthFlags(cl)
+
+	// Sessions, questions to clients, stdio input (protoflags.go).
+	proto := protocolFlags(cl)
 
 	cl.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
@@ -111,6 +112,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 
 	flagOpts := []Option{WithLogger(logger), WithStateless(*stateless)}
 	flagOpts = append(flagOpts, depOpts...)
+	flagOpts = append(flagOpts, proto.options()...)
 	opts = append(flagOpts, opts...)
 	s, err := NewServer(app, opts...)
 	if err != nil {
@@ -137,21 +139,3 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 }
 
 func (s *Server) mcpName() string { return orDefault(s.app.Name, "connector") }
-
-// ServeIO serves one client over newline-delimited JSON-RPC read from r and
-// written to w, until ctx is done or r ends.
-func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
-	rc, ok := r.(io.ReadCloser)
-	if !ok {
-		rc = io.NopCloser(r)
-	}
-	wc, ok := w.(io.WriteCloser)
-	if !ok {
-		wc = nopWriteCloser{w}
-	}
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: rc, Writer: wc})
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

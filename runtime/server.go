@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -70,6 +71,7 @@ type options struct {
 	auth           *Auth            // auth.go
 	rateLimit      Rate             // ratelimit.go
 	now            func() time.Time // rate limits; time.Now when nil
+	maxLineBytes   int
 }
 
 // Option configures NewServer.
@@ -215,6 +217,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
 	s.initFast(name, version) // fastpath.go
 	s.use(s.requestLog)       // reqlog.go
+	s.use(s.protocolErrors)   // wire.go
 
 	var errs errList
 	for _, v := range app.Views {
@@ -287,6 +290,9 @@ func (s *Server) newHandler() http.Handler {
 			Stateless:           true,
 			Logger:              logger,
 			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// A 2026-07-28 request lives as long as its HTTP request: a
+			// client that goes away cancels the handler.
+			PropagateRequestCancellation: true,
 			// guard checks Host itself, admitting --allow-host names.
 			DisableLocalhostProtection: true,
 		}),
@@ -333,7 +339,7 @@ func (s *Server) sessionVersion(id string) string {
 // ServeStdio serves one client over newline-delimited JSON-RPC on the
 // process's stdin and stdout until ctx is done or stdin closes.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+	return s.ServeIO(ctx, os.Stdin, os.Stdout)
 }
 
 type errList []string

@@ -1,0 +1,475 @@
+package runtime_test
+
+// The reliability suite: bad input of every kind, over HTTP and stdio, is
+// answered as the specification says, and the server goes on serving;
+// questions to clients never hang a call, a session or the server.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rpcReply is one JSON-RPC response as it came over the wire.
+type rpcReply struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// stdioConn drives runtime.Run --stdio line by line.
+type stdioConn struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	done chan int
+}
+
+func startStdio(t *testing.T, args ...string) *stdioConn {
+	t.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	c := &stdioConn{t: t, in: clientOut, out: bufio.NewScanner(clientIn), done: make(chan int, 1)}
+	c.out.Buffer(nil, 64<<20)
+	var stderr syncBuffer
+	go func() {
+		c.done <- runtime.Run(context.Background(), testApp(newProbe()), append([]string{"--stdio"}, args...), serverIn, serverOut, &stderr)
+		serverOut.Close()
+	}()
+	t.Cleanup(func() {
+		clientOut.Close()
+		select {
+		case code := <-c.done:
+			if code != 0 {
+				t.Errorf("exit code %d; stderr:\n%s", code, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("the server did not stop when stdin closed")
+		}
+	})
+	return c
+}
+
+func (c *stdioConn) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// recv returns the next line the server wrote, skipping notifications.
+func (c *stdioConn) recv() rpcReply {
+	c.t.Helper()
+	for {
+		line := make(chan bool, 1)
+		go func() { line <- c.out.Scan() }()
+		select {
+		case ok := <-line:
+			if !ok {
+				c.t.Fatalf("the server closed stdout: %v", c.out.Err())
+			}
+		case <-time.After(10 * time.Second):
+			c.t.Fatal("no answer within 10s")
+		}
+		var m struct {
+			rpcReply
+			Method string `json:"method"`
+		}
+		if err := json.Unmarshal(c.out.Bytes(), &m); err != nil {
+			c.t.Fatalf("stdout line is not JSON: %q", c.out.Text())
+		}
+		if m.Method == "" {
+			return m.rpcReply
+		}
+	}
+}
+
+// TestReliabilityStdio sends bad lines of every kind; each gets its error
+// response (or none, for blank lines), and the connector keeps serving.
+func TestReliabilityStdio(t *testing.T) {
+	c := startStdio(t, "--stdio-max-line", "1KiB")
+	for _, tc := range []struct {
+		name, line string
+		code       int
+		id         string
+	}{
+		{"truncated JSON", `{"jsonrpc":"2.0","id":1,"method":`, -32700, "null"},
+		{"not JSON", `hello`, -32700, "null"},
+		{"two values on a line", `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, -32700, "null"},
+		{"invalid UTF-8 string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xff", -32700, "null"},
+		{"a number", `42`, -32600, "null"},
+		{"an empty object", `{}`, -32600, "null"},
+		{"wrong version", `{"jsonrpc":"1.0","id":2,"method":"ping"}`, -32600, "2"},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600, "null"},
+		{"empty batch", `[]`, -32600, "null"},
+		{"batch of junk", `[1,2]`, -32600, "null"},
+		{"over-long line", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`, -32600, "null"},
+		{"over-long junk", strings.Repeat("[", 3000), -32600, "null"},
+	} {
+		c.send("")     // blank lines are skipped silently
+		c.send("  \r") // and so are lines of white space
+		c.send(tc.line)
+		r := c.recv()
+		if r.Error == nil || r.Error.Code != tc.code || string(r.ID) != tc.id || r.Error.Message == "" {
+			t.Errorf("%s: got %+v %s, want error %d with id %s", tc.name, r.Error, r.ID, tc.code, tc.id)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if r := c.recv(); r.Error != nil || !strings.Contains(string(r.Result), `"2025-11-25"`) {
+		t.Fatalf("initialize: %+v %s", r.Error, r.Result)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, tc := range []struct {
+		name, line string
+		code       int
+		id         string
+	}{
+		{"a batch in 2025-11-25", `[{"jsonrpc":"2.0","id":11,"method":"ping"}]`, -32600, "null"},
+		{"unknown method", `{"jsonrpc":"2.0","id":12,"method":"no/such/method"}`, -32601, "12"},
+		{"params of the wrong type", `{"jsonrpc":"2.0","id":"s13","method":"tools/call","params":{"name":5}}`, -32602, `"s13"`},
+		{"unknown tool", `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"nope"}}`, -32602, "14"},
+		{"unknown resource", `{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"test://nope"}}`, -32002, "15"},
+	} {
+		c.send(tc.line)
+		r := c.recv()
+		if r.Error == nil || r.Error.Code != tc.code || string(r.ID) != tc.id {
+			t.Errorf("%s: got %+v %s, want error %d with id %s", tc.name, r.Error, r.ID, tc.code, tc.id)
+		}
+	}
+	// Still serving.
+	c.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C4","limit":1}}}`)
+	if r := c.recv(); r.Error != nil || string(r.ID) != "20" || !strings.Contains(string(r.Result), "C4-1") {
+		t.Errorf("after bad input: %+v %s", r.Error, r.Result)
+	}
+}
+
+// TestStdioLongLineWithinLimit checks that a line just under the limit is
+// served: the limit is on lines, not on what the reader buffers.
+func TestStdioLongLineWithinLimit(t *testing.T) {
+	c := startStdio(t, "--stdio-max-line", "300KiB")
+	pad := strings.Repeat("x", 200<<10)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"` + pad + `","version":"1"}}}`)
+	if r := c.recv(); r.Error != nil || string(r.ID) != "1" {
+		t.Fatalf("a 200 KiB line: %+v", r.Error)
+	}
+}
+
+// askClient connects a go-sdk client over HTTP at version with copts.
+func askClient(t *testing.T, url, version string, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	return httpClient(t, url, version, copts)
+}
+
+// TestAskNeedsCapability checks that a client that did not declare
+// sampling or elicitation is never sent such a request: the tool gets an
+// error it turns into an isError result.
+func TestAskNeedsCapability(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		cs := askClient(t, url, v, nil)
+		for tool, want := range map[string]string{"sample": "sampling capability", "book": "elicitation capability"} {
+			res := call(t, cs, tool, nil)
+			if !res.IsError || !strings.Contains(textOf(t, res), want) {
+				t.Errorf("%s %s without the capability: %v %q", v, tool, res.IsError, textOf(t, res))
+			}
+		}
+	}
+}
+
+// TestAskClientError checks that a client's error answer to sampling is
+// the tool's isError result, not an error of tools/call.
+func TestAskClientError(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	cs := askClient(t, url, "2025-11-25", &mcp.ClientOptions{
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, errors.New("the user declined to sample")
+		},
+	})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("tools/call failed itself: %v", err)
+	}
+	if !res.IsError || !strings.Contains(textOf(t, res), "the user declined to sample") || !strings.Contains(textOf(t, res), "sampling/createMessage") {
+		t.Errorf("result: %v %q", res.IsError, textOf(t, res))
+	}
+}
+
+// blockingClient answers no question until release is closed.
+func blockingClient(asked chan<- struct{}, release <-chan struct{}) *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		CreateMessageHandler: func(ctx context.Context, _ *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			asked <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, errors.New("released")
+		},
+	}
+}
+
+// TestAskTimeout checks that an unanswered question ends the call with an
+// isError result once the client request timeout passes.
+func TestAskTimeout(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()), runtime.WithClientRequestTimeout(50*time.Millisecond))
+	asked, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	cs := askClient(t, url, "2025-11-25", blockingClient(asked, release))
+	res := call(t, cs, "sample", nil)
+	if !res.IsError || !strings.Contains(textOf(t, res), "did not answer sampling/createMessage within 50ms") {
+		t.Errorf("unanswered question: %v %q", res.IsError, textOf(t, res))
+	}
+}
+
+// TestDeleteDuringAsk checks that closing a session (DELETE) whose tool
+// call waits for the client's answer returns, ends the call, and leaves no
+// goroutine behind.
+func TestDeleteDuringAsk(t *testing.T) {
+	s, err := runtime.NewServer(testApp(newProbe()), runtime.WithLogger(quietLogger(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	hc := &http.Client{Transport: &http.Transport{}}
+	before := goruntime.NumGoroutine()
+	for range 3 {
+		asked, release := make(chan struct{}, 1), make(chan struct{})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, blockingClient(asked, release)).
+			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		result := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{}})
+			result <- err
+		}()
+		<-asked
+		// The session is closed (as an abandoning client, or the idle
+		// timer, would) while its tool call waits for the client.
+		closed := make(chan *http.Response, 1)
+		go func() {
+			req, _ := http.NewRequest("DELETE", ts.URL, nil)
+			req.Header.Set("Mcp-Session-Id", cs.ID())
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Error(err)
+			} else {
+				resp.Body.Close()
+			}
+			closed <- resp
+		}()
+		select {
+		case resp := <-closed:
+			if resp != nil && resp.StatusCode != http.StatusNoContent {
+				t.Errorf("DELETE: %s", resp.Status)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("DELETE waits for the unanswered question")
+		}
+		close(release)
+		<-result
+		cs.Close()
+	}
+	hc.CloseIdleConnections()
+	waitFor(t, "the handlers' goroutines to end", func() bool { return goruntime.NumGoroutine() <= before+2 })
+}
+
+// TestShutdownDuringAsk checks that stopping the server does not wait for
+// a question the client never answers.
+func TestShutdownDuringAsk(t *testing.T) {
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- runtime.Run(ctx, testApp(newProbe()), []string{"--addr", "127.0.0.1:0", "--drain", "30s"}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	url := waitURL(t, &stderr)
+	asked, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	cs := askClient(t, url, "2025-11-25", blockingClient(asked, release))
+	result := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{}})
+		result <- res
+	}()
+	<-asked
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("shutdown waits for an unanswered question (--drain is 30s)")
+	}
+	if res := <-result; res == nil || !res.IsError || !strings.Contains(textOf(t, res), "shutting down") {
+		t.Errorf("the call in flight: %+v", res)
+	}
+}
+
+var serveURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/mcp`)
+
+// waitURL returns the endpoint a Run serving HTTP printed on stderr.
+func waitURL(t *testing.T, stderr *syncBuffer) string {
+	t.Helper()
+	var url string
+	waitFor(t, "the URL on stderr", func() bool { url = serveURL.FindString(stderr.String()); return url != "" })
+	return url
+}
+
+// TestNothingAfterCancel checks that a request the client cancelled gets
+// no response, over stdio and in an HTTP session.
+func TestNothingAfterCancel(t *testing.T) {
+	t.Run("stdio", func(t *testing.T) {
+		p := newProbe()
+		s, err := runtime.NewServer(testApp(p), runtime.WithLogger(quietLogger(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		serverIn, clientOut := io.Pipe()
+		clientIn, serverOut := io.Pipe()
+		go s.ServeIO(context.Background(), serverIn, serverOut)
+		defer clientOut.Close()
+		c := &stdioConn{t: t, in: clientOut, out: bufio.NewScanner(clientIn)}
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		c.recv()
+		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		c.send(`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+		<-p.started
+		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":30,"reason":"user"}}`)
+		<-p.cancelled
+		for _, id := range []string{"31", "32"} {
+			c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+			if r := c.recv(); string(r.ID) != id {
+				t.Fatalf("after the cancellation: got a response to %s (%s), want %s", r.ID, r.Result, id)
+			}
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		p := newProbe()
+		url := serveHTTP(t, testApp(p))
+		h := rawSession(t, url)
+		stream := make(chan string, 1)
+		go func() {
+			resp := post(t, url, `{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"wait","arguments":{}}}`, h)
+			stream <- readSSE(t, resp.Body)
+		}()
+		<-p.started
+		post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":30}}`, h).Body.Close()
+		<-p.cancelled
+		select {
+		case data := <-stream:
+			if strings.Contains(data, `"id":30`) {
+				t.Errorf("the cancelled request was answered: %s", data)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancelled request's stream did not end")
+		}
+		resp := post(t, url, `{"jsonrpc":"2.0","id":33,"method":"tools/list"}`, h)
+		if !strings.Contains(readSSE(t, resp.Body), `"tools"`) {
+			t.Error("the session does not serve after a cancellation")
+		}
+	})
+}
+
+// meta2026 is the per-request _meta of a 2026-07-28 request.
+const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// TestReliabilityHTTP sends bad requests of every kind over HTTP, in a
+// 2025-11-25 session, without a session and in 2026-07-28 form: each gets
+// the status and JSON-RPC error the specification gives it (never an error
+// with code 0), and both eras go on serving.
+func TestReliabilityHTTP(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()), runtime.WithMaxBodyBytes(64<<10))
+	sess := rawSession(t, url)
+	v26 := map[string]string{"Mcp-Protocol-Version": "2026-07-28"}
+	withMethod := func(h map[string]string, method string) map[string]string {
+		out := map[string]string{"Mcp-Method": method}
+		for k, v := range h {
+			out[k] = v
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		body   string
+		status int
+		code   int // 0: no JSON-RPC error body expected
+	}{
+		{"session: truncated JSON", sess, `{"jsonrpc":"2.0","id":1,"method":`, 400, 0},
+		{"session: empty body", sess, ``, 400, 0},
+		{"session: not JSON-RPC", sess, `{"hello":1}`, 400, 0},
+		{"session: a batch in 2025-11-25", sess, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400, 0},
+		{"session: unknown method", sess, `{"jsonrpc":"2.0","id":2,"method":"no/such"}`, 400, 0},
+		{"session: unknown tool", sess, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}}`, 200, -32602},
+		{"session: params of the wrong type", sess, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}`, 200, -32602},
+		{"session: unknown resource", sess, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"test://nope"}}`, 200, -32002},
+		{"session: subscribe to an unknown resource", sess, `{"jsonrpc":"2.0","id":6,"method":"resources/subscribe","params":{"uri":"test://nope"}}`, 200, -32002},
+		{"session: unknown prompt", sess, `{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"nope"}}`, 200, -32602},
+		{"session: prompt without its argument", sess, `{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"greet"}}`, 200, -32602},
+		{"session: a second initialize", sess, initBody, 200, -32603},
+		{"session: tools/call without params", sess, `{"jsonrpc":"2.0","id":23,"method":"tools/call"}`, 400, 0},
+		{"session: oversized body", sess, `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"p":"` + strings.Repeat("x", 70<<10) + `"}}`, 413, 0},
+		{"session: bad version header", map[string]string{"Mcp-Session-Id": sess["Mcp-Session-Id"], "Mcp-Protocol-Version": "!!"}, `{"jsonrpc":"2.0","id":10,"method":"ping"}`, 400, -32022},
+		{"unknown session", map[string]string{"Mcp-Session-Id": "x", "Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":11,"method":"ping"}`, 404, -32001},
+		{"no session: truncated JSON", nil, `{"jsonrpc":"2.0","id":12`, 400, 0},
+		{"no session: unknown method", nil, `{"jsonrpc":"2.0","id":13,"method":"no/such"}`, 400, 0},
+		{"2026: truncated JSON", v26, `{"jsonrpc":"2.0","id":14,"method":`, 400, 0},
+		{"2026: no _meta", withMethod(v26, "tools/list"), `{"jsonrpc":"2.0","id":15,"method":"tools/list"}`, 400, -32602},
+		{"2026: header and _meta disagree", withMethod(map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, "tools/list"), `{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{` + meta2026 + `}}`, 400, 0},
+		{"2026: Mcp-Method disagrees", withMethod(v26, "tools/call"), `{"jsonrpc":"2.0","id":17,"method":"tools/list","params":{` + meta2026 + `}}`, 400, -32020},
+		{"2026: unknown method", withMethod(v26, "no/such"), `{"jsonrpc":"2.0","id":18,"method":"no/such","params":{` + meta2026 + `}}`, 404, -32601},
+		{"2026: ping is gone", withMethod(v26, "ping"), `{"jsonrpc":"2.0","id":19,"method":"ping","params":{` + meta2026 + `}}`, 404, -32601},
+		{"2026: unknown resource", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": "test://nope"}, `{"jsonrpc":"2.0","id":20,"method":"resources/read","params":{"uri":"test://nope",` + meta2026 + `}}`, 400, -32602},
+		{"2026: unknown tool", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "nope"}, `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"nope",` + meta2026 + `}}`, 400, -32602},
+		{"2026: future version", withMethod(map[string]string{"Mcp-Protocol-Version": "2027-01-01"}, "tools/list"), `{"jsonrpc":"2.0","id":22,"method":"tools/list","params":{}}`, 400, -32022},
+	} {
+		resp := post(t, url, tc.body, tc.header)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			body = readSSE(t, strings.NewReader(body))
+		}
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: %s %.300s, want %d", tc.name, resp.Status, body, tc.status)
+			continue
+		}
+		var r rpcReply
+		isRPC := json.Unmarshal([]byte(body), &r) == nil && r.Error != nil
+		if isRPC && r.Error.Code == 0 {
+			t.Errorf("%s: a JSON-RPC error with code 0: %.300s", tc.name, body)
+		}
+		if tc.code != 0 && (!isRPC || r.Error.Code != tc.code) {
+			t.Errorf("%s: %.300s, want JSON-RPC error %d", tc.name, body, tc.code)
+		}
+	}
+	// Both eras still serve.
+	resp := post(t, url, `{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C2","limit":1}}}`, sess)
+	if b := readSSE(t, resp.Body); !strings.Contains(b, "C2-1") {
+		t.Errorf("the session after bad requests: %s", b)
+	}
+	resp = post(t, url, `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3","limit":1},`+meta2026+`}}`,
+		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "find_orders"})
+	if b, _ := io.ReadAll(resp.Body); !strings.Contains(string(b), "C3-1") {
+		t.Errorf("a 2026-07-28 call after bad requests: %s %s", resp.Status, b)
+	}
+}
