@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -221,5 +222,27 @@ func TestFastPathCancel(t *testing.T) {
 	defer resp.Body.Close()
 	if b, _ := io.ReadAll(resp.Body); strings.Contains(string(b), `"result"`) || strings.Contains(string(b), `"error"`) {
 		t.Errorf("a result after cancellation: %s %s", resp.Status, b)
+	}
+}
+
+// TestFastPathKeepsSessionAlive makes fast calls for longer than the idle
+// timeout: the session stays open, since the go-sdk's idle timer sees only
+// the requests it serves.
+func TestFastPathKeepsSessionAlive(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()), runtime.WithSessionIdle(300*time.Millisecond))
+	cs, types := recordingClient(t, url, "2025-06-18", nil)
+	fast := 0
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		res := call(t, cs, "find_orders", map[string]any{"customer": "C1"})
+		if res.IsError {
+			t.Fatal(textOf(t, res))
+		}
+		if types.last() == "application/json" {
+			fast++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if fast == 0 {
+		t.Error("no call took the fast path")
 	}
 }
