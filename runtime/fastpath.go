@@ -121,6 +121,12 @@ type fastCall struct {
 	cancelled atomic.Bool
 }
 
+// primeDelay is how long the priming event of a resumable answer may wait
+// to go out with the result. A client whose connection drops before it has
+// the priming event cannot resume, but within this delay nor could it
+// resume much.
+const primeDelay = 20 * time.Millisecond
+
 // fastRequest is a JSON-RPC request as the fast path reads it.
 type fastRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -234,6 +240,9 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	var (
 		call   *fastCall
 		stream string // the event stream's id, when the answer is resumable
+		// end is called when the call has ended, before the response is
+		// written; unlock after.
+		end, unlock = func() {}, func() {}
 	)
 	if fs != nil {
 		creq.Session = fs.ss
@@ -272,10 +281,29 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			wh["Connection"] = []string{"keep-alive"}
 			w.WriteHeader(http.StatusOK)
 			w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
-			http.NewResponseController(w).Flush()
+			// The priming event goes out with the result when the call
+			// ends within primeDelay (one write instead of two), else on
+			// its own then, so the client has an event id to resume from.
+			var mu sync.Mutex
+			ended := false
+			prime := time.AfterFunc(primeDelay, func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !ended {
+					http.NewResponseController(w).Flush()
+				}
+			})
+			end = func() {
+				prime.Stop()
+				mu.Lock()
+				ended = true
+			}
+			unlock = mu.Unlock
 		}
 	}
 	res, err := f.s.fastHandler(t)(ctx, "tools/call", creq)
+	end()
+	defer unlock()
 	if call != nil && call.cancelled.Load() {
 		// The client cancelled the call: it gets no response.
 		if stream == "" {

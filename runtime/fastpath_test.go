@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -244,5 +245,40 @@ func TestFastPathKeepsSessionAlive(t *testing.T) {
 	}
 	if fast == 0 {
 		t.Error("no call took the fast path")
+	}
+}
+
+// TestFastPathPrimesLongCalls checks that a call still running gets its
+// priming event (the id a client resumes from) before its result.
+func TestFastPathPrimesLongCalls(t *testing.T) {
+	p := newProbe()
+	url := serveHTTP(t, testApp(p))
+	h := rawSession(t, url)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":"w2","method":"tools/call","params":{"name":"wait","arguments":{}}}`, h)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q, want an event stream", ct)
+	}
+	<-p.started
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	select {
+	case l := <-lines:
+		if l != "event: prime" {
+			t.Errorf("first line %q, want the priming event", l)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no priming event while the call runs")
+	}
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w2"}}`, h)
+	for l := range lines {
+		if strings.Contains(l, `"result"`) {
+			t.Errorf("a result after cancellation: %s", l)
+		}
 	}
 }
