@@ -16,7 +16,8 @@ func devCommand() *ucli.Command {
 		Description: "Serves the connector in DIR (default: the current directory) over Streamable HTTP at\n" +
 			"http://HOST:PORT/mcp, watches its Go files and views, and on every change regenerates,\n" +
 			"rebuilds and swaps the running connector without dropping the host's session. A compile\n" +
-			"error is printed at file:line:col and the last good build keeps serving.\n\n" +
+			"error is printed at file:line:col and the last good build keeps serving. The inspector\n" +
+			"at http://HOST:PORT/ calls the tools and shows the views as Claude and ChatGPT would.\n\n" +
 			"Examples:\n" +
 			"  mcpgen dev                                serve the current directory at 127.0.0.1:8080\n" +
 			"  mcpgen dev ./acme --addr 127.0.0.1:9000   another project and address\n" +
