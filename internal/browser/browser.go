@@ -1,0 +1,108 @@
+// Package browser renders MCP Apps views in headless Chromium, driven by
+// chromedp, and reports what a user would see and what went wrong: the
+// view's status (the inspector's data-app-status), uncaught exceptions,
+// console errors and Content-Security-Policy violations, the view's text, a
+// DOM query and a screenshot. It opens pages of the mcpgen inspector
+// (internal/inspector), whose deep links select a tool, a fixture, a host
+// preset and a theme; `mcpgen test` and package mcpgentest build on it.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+
+	"github.com/chromedp/chromedp"
+)
+
+// ErrNoChromium is returned by Find when no Chromium is installed.
+var ErrNoChromium = errors.New(msgNoChromium)
+
+// Find returns the path of a Chromium (or Chrome) binary: $MCPGEN_CHROME
+// when set, else the first of chromium, chromium-browser, google-chrome and
+// google-chrome-stable on PATH.
+func Find() (string, error) {
+	if p := os.Getenv("MCPGEN_CHROME"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("MCPGEN_CHROME=%s: %w", p, err)
+		}
+		return p, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoChromium
+}
+
+// Options configure Launch.
+type Options struct {
+	// Exec is the browser binary; "" uses Find.
+	Exec string
+	// Width and Height are the window size (default 1280×900).
+	Width, Height int
+	// Stderr receives the browser's own output; nil discards it.
+	Stderr io.Writer
+}
+
+// Browser is one headless Chromium process. Its methods are safe for
+// concurrent use; each View is its own tab.
+type Browser struct {
+	ctx    context.Context // the browser's chromedp context
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// Launch starts headless Chromium. The browser lives until Close (or until
+// ctx ends).
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	if opts.Exec == "" {
+		p, err := Find()
+		if err != nil {
+			return nil, err
+		}
+		opts.Exec = p
+	}
+	if opts.Width == 0 {
+		opts.Width, opts.Height = 1280, 900
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	aopts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(opts.Exec),
+		chromedp.NoSandbox, // containers and CI run as root
+		chromedp.DisableGPU,
+		chromedp.WindowSize(opts.Width, opts.Height),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("font-render-hinting", "none"), // steadier screenshots
+		chromedp.CombinedOutput(opts.Stderr),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, aopts...)
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
+	// Start the browser now, so a missing or broken binary is reported
+	// here. (The first action binds the browser's life to its context, so
+	// it gets no timeout of its own.)
+	if err := chromedp.Do(bctx); err != nil {
+		bcancel()
+		acancel()
+		return nil, fmt.Errorf("starting %s: %w", opts.Exec, err)
+	}
+	return &Browser{ctx: bctx, cancel: func() { bcancel(); acancel() }}, nil
+}
+
+// Close stops the browser.
+func (b *Browser) Close() {
+	b.once.Do(func() {
+		_ = chromedp.Cancel(b.ctx)
+		b.cancel()
+	})
+}

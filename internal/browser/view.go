@@ -1,0 +1,224 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Problem is something that went wrong while a page was shown.
+type Problem struct {
+	// Kind is "exception" (uncaught, or an unhandled rejection), "console"
+	// (console.error), "csp" (a Content-Security-Policy violation) or "log"
+	// (an error the browser logged, such as a failed request).
+	Kind string
+	Text string
+	// URL and Line (1-based; 0 when unknown) say where it happened.
+	URL  string
+	Line int64
+}
+
+func (p Problem) String() string {
+	s := p.Kind + ": " + p.Text
+	if p.URL != "" {
+		where := p.URL
+		if len(where) > 120 {
+			where = where[:117] + "..."
+		}
+		if p.Line > 0 {
+			where = fmt.Sprintf("%s:%d", where, p.Line)
+		}
+		s += " (at " + where + ")"
+	}
+	return s
+}
+
+// Statuses of the element holding the view (data-app-status), and Timeout
+// for a view that did not get to either.
+const (
+	StatusReady   = "ready"
+	StatusError   = "error"
+	StatusTimeout = "timeout"
+)
+
+// View is one inspector page showing a view, in its own tab. Its methods
+// must not be called concurrently.
+type View struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// URL is the page's address.
+	URL string
+	// Status is "ready", "error" (the inspector could not load the view;
+	// Error says why) or "timeout" (neither within the time given).
+	Status string
+	Error  string
+
+	mu       sync.Mutex
+	problems []Problem
+}
+
+// Open opens url, an inspector deep link that renders a view, in a new tab
+// and waits (at most timeout) until the element holding the view says the
+// view is ready or failed, then until its size has settled. The
+// View records problems from then on too; Close closes the tab.
+func (b *Browser) Open(ctx context.Context, url string, timeout time.Duration) (*View, error) {
+	tctx, tcancel := chromedp.NewContext(b.ctx)
+	stop := context.AfterFunc(ctx, tcancel)
+	v := &View{ctx: tctx, cancel: func() { stop(); tcancel() }, URL: url}
+	// Open the tab, then subscribe before navigating so no message is lost.
+	if err := chromedp.Do(tctx); err != nil {
+		v.Close()
+		return nil, fmt.Errorf("opening a tab: %w", err)
+	}
+	messages := chromedp.Console(tctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if p, ok := problem(m); ok {
+				v.mu.Lock()
+				v.problems = append(v.problems, p)
+				v.mu.Unlock()
+			}
+		}
+	}()
+	if err := chromedp.Do(tctx, chromedp.Navigate(url)); err != nil {
+		v.Close()
+		return nil, fmt.Errorf("opening %s: %w", url, err)
+	}
+	wctx, wcancel := context.WithTimeout(tctx, timeout)
+	defer wcancel()
+	st, err := chromedp.Run(wctx, chromedp.Poll[string](statusJS, chromedp.WithPollingInterval(50*time.Millisecond)))
+	switch {
+	case err == nil:
+		v.Status = st
+	case wctx.Err() != nil && ctx.Err() == nil:
+		v.Status = StatusTimeout
+		return v, nil
+	default:
+		v.Close()
+		return nil, fmt.Errorf("waiting for the view: %w", err)
+	}
+	if v.Status == StatusError {
+		v.Error, _ = chromedp.Run(tctx, chromedp.Evaluate[string](`document.querySelector("[data-app-status]")?.getAttribute("data-app-error") ?? ""`))
+		return v, nil
+	}
+	sctx, scancel := context.WithTimeout(tctx, 5*time.Second)
+	defer scancel()
+	_ = chromedp.Do(sctx, chromedp.Evaluate[chromedp.Void](settleJS, chromedp.EvalAwaitPromise))
+	return v, nil
+}
+
+// statusJS is truthy once the view is ready or failed.
+const statusJS = `(() => {
+  const s = document.querySelector("[data-app-status]")?.getAttribute("data-app-status");
+  return s === "ready" || s === "error" ? s : false;
+})()`
+
+// settleJS resolves once the element holding the view has kept its size for
+// ten animation frames (the view reports its size, and the host resizes the
+// frame), or after 300 frames.
+const settleJS = `new Promise((resolve) => {
+  let last = "", same = 0, n = 0;
+  const tick = () => {
+    const el = document.querySelector("[data-app-status]");
+    const f = el && el.querySelector("iframe");
+    const r = (f || el || document.body).getBoundingClientRect();
+    const k = r.width + "x" + r.height;
+    if (k === last) same++; else { same = 0; last = k; }
+    if (same >= 10 || ++n > 300) resolve(k); else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`
+
+// Problems returns what went wrong so far, in order.
+func (v *View) Problems() []Problem {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]Problem(nil), v.problems...)
+}
+
+// Screenshot returns a PNG of the element holding the view.
+func (v *View) Screenshot(ctx context.Context) ([]byte, error) {
+	return run(ctx, v, chromedp.Screenshot(chromedp.CSS("[data-app-status]")))
+}
+
+// Text returns the view's visible text (document.body.innerText).
+func (v *View) Text(ctx context.Context) (string, error) {
+	return v.Eval(ctx, `document.body ? document.body.innerText : ""`)
+}
+
+// Query returns the text of every element of the view that matches the
+// CSS selector, in document order.
+func (v *View) Query(ctx context.Context, selector string) ([]string, error) {
+	sel, _ := json.Marshal(selector)
+	out, err := v.Eval(ctx, `JSON.stringify(Array.from(document.querySelectorAll(`+string(sel)+`), (e) => e.innerText ?? e.textContent ?? ""))`)
+	if err != nil {
+		return nil, err
+	}
+	var texts []string
+	if err := json.Unmarshal([]byte(out), &texts); err != nil {
+		return nil, fmt.Errorf("query %s: %w", selector, err)
+	}
+	return texts, nil
+}
+
+// Eval evaluates a JavaScript expression inside the view's document and
+// returns its value as a string.
+func (v *View) Eval(ctx context.Context, expr string) (string, error) {
+	frames, err := run(ctx, v, chromedp.Nodes(chromedp.CSS("[data-app-status] iframe")))
+	if err != nil {
+		return "", fmt.Errorf("finding the view's frame: %w", err)
+	}
+	if len(frames) == 0 {
+		return "", fmt.Errorf("the page shows no view")
+	}
+	// PollFunction evaluates in the frame's document; the predicate is
+	// true at once, so it returns the value on the first try.
+	return run(ctx, v, chromedp.PollFunction[string](`() => { const v = (`+expr+`); return v === undefined || v === null ? "" : String(v); }`,
+		chromedp.WithPollingInFrame(frames[0]), chromedp.WithPollingTimeout(5*time.Second)))
+}
+
+// run runs one action in the view's tab, bounded by ctx as well.
+func run[T any](ctx context.Context, v *View, a chromedp.Action[T]) (T, error) {
+	rctx, cancel := context.WithCancel(v.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	return chromedp.Run(rctx, a)
+}
+
+// Close closes the tab.
+func (v *View) Close() { v.cancel() }
+
+// problem classifies a console message; ok is false for one that is not a
+// problem (logs, warnings).
+func problem(m chromedp.ConsoleMessage) (Problem, bool) {
+	p := Problem{Text: m.Text, URL: m.URL}
+	if m.URL != "" {
+		p.Line = m.Line + 1
+	}
+	switch {
+	case m.IsException():
+		p.Kind = "exception"
+		if m.Stack != nil && len(m.Stack.CallFrames) > 0 && p.URL == "" {
+			p.URL, p.Line = m.Stack.CallFrames[0].URL, m.Stack.CallFrames[0].LineNumber+1
+		}
+	case m.Type != chromedp.ConsoleError:
+		return p, false
+	case strings.Contains(m.Text, "Content Security Policy"):
+		p.Kind = "csp"
+	case m.Source != "":
+		p.Kind = "log"
+	default:
+		p.Kind = "console"
+	}
+	return p, true
+}
