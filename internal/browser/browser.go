@@ -83,6 +83,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateSandboxedIframes"),
 		chromedp.Flag("font-render-hinting", "none"), // steadier screenshots
 		chromedp.CombinedOutput(opts.Stderr),
 	)

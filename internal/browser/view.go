@@ -23,8 +23,11 @@ type Problem struct {
 	Line int64
 }
 
+// String is the problem's kind and the first line of its text (a stack
+// trace is left out), with where it happened.
 func (p Problem) String() string {
-	s := p.Kind + ": " + p.Text
+	text, _, _ := strings.Cut(p.Text, "\n")
+	s := p.Kind + ": " + text
 	if p.URL != "" {
 		where := p.URL
 		if len(where) > 120 {
@@ -122,10 +125,13 @@ const statusJS = `(() => {
   return s === "ready" || s === "error" ? s : false;
 })()`
 
-// settleJS resolves once the element holding the view has kept its size for
-// ten animation frames (the view reports its size, and the host resizes the
-// frame), or after 300 frames.
+// settleJS scrolls the element holding the view into view and resolves
+// once it has kept its size for ten animation frames (the view reports its
+// size, and the host resizes the frame), or after 300 frames.
 const settleJS = `new Promise((resolve) => {
+  // Chromium neither paints nor runs the frames of an iframe from another
+  // origin while it is off screen, so the view would never report its size.
+  document.querySelector("[data-app-status]")?.scrollIntoView({ block: "start" });
   let last = "", same = 0, n = 0;
   const tick = () => {
     const el = document.querySelector("[data-app-status]");

@@ -151,6 +151,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 			generateCommand(),
 			buildCommand(),
 			devCommand(),
+			testCommand(),
 			installCommand(),
 			uninstallCommand(),
 		},
