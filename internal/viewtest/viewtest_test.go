@@ -250,6 +250,12 @@ func TestExamples(t *testing.T) {
 			if err := testenv.CopyExample(src, dir); err != nil {
 				t.Fatal(err)
 			}
+			// A node_modules that is itself a link is not copied.
+			if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+				if err := os.Symlink(filepath.Join(src, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+					t.Fatal(err)
+				}
+			}
 			rep, out := run(t, dir, Options{Hosts: Hosts, Themes: Themes})
 			if rep.Failed() > 0 || len(rep.Cases) == 0 {
 				t.Fatalf("%d of %d cases failed:\n%s", rep.Failed(), len(rep.Cases), out)
