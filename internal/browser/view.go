@@ -186,10 +186,17 @@ func (v *View) Eval(ctx context.Context, expr string) (string, error) {
 	if len(frames) == 0 {
 		return "", fmt.Errorf("the page shows no view")
 	}
-	// PollFunction evaluates in the frame's document; the predicate is
-	// true at once, so it returns the value on the first try.
-	return run(ctx, v, chromedp.PollFunction[string](`() => { const v = (`+expr+`); return v === undefined || v === null ? "" : String(v); }`,
+	// PollFunction evaluates in the frame's document; the predicate (an
+	// array, always truthy) holds at once, so it returns on the first try.
+	out, err := run(ctx, v, chromedp.PollFunction[[]string](`() => { const v = (`+expr+`); return [v === undefined || v === null ? "" : String(v)]; }`,
 		chromedp.WithPollingInFrame(frames[0]), chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil {
+		return "", err
+	}
+	if len(out) != 1 {
+		return "", fmt.Errorf("evaluating %q: no value", expr)
+	}
+	return out[0], nil
 }
 
 // run runs one action in the view's tab, bounded by ctx as well.

@@ -1,0 +1,194 @@
+package mcpgentest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/bundler"
+	"github.com/mcpgen/mcpgen/internal/testenv"
+	"github.com/mcpgen/mcpgen/mcpgentest"
+	mrt "github.com/mcpgen/mcpgen/runtime"
+)
+
+// The view shows the greeting, and a button that calls greet again through
+// the host; a message "throw" makes it throw.
+const view = `import { useApp, useToolData } from "mcpgen/ui";
+import { useState } from "react";
+
+export default function Greeting() {
+  const data = useToolData<{ message: string }>();
+  const app = useApp();
+  const [again, setAgain] = useState("");
+  if (!data) return <p>Loading…</p>;
+  if (data.message === "throw") throw new Error("greeting view broke");
+  return (
+    <div style={{ padding: 16, fontFamily: "sans-serif" }}>
+      <h1 className="msg">{data.message}</h1>
+      <button onClick={async () => {
+        const r = await app.callTool<{ message: string }>("greet", { name: "again" });
+        setAgain(r.structuredContent?.message ?? "");
+      }}>Again</button>
+      <p className="again">{again}</p>
+    </div>
+  );
+}
+`
+
+// app builds a connector registry by hand: one tool, greet, linked to the
+// view above bundled by mcpgen's bundler.
+func app(t *testing.T) *mrt.App {
+	t.Helper()
+	nm := testenv.NodeModules(t, "react", "react-dom")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "ui"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ui", "greeting.tsx"), []byte(view), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundler.New(bundler.Options{Dir: dir, Minify: true, NodePaths: []string{nm}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	views, diags := b.Rebuild(context.Background())
+	if len(diags) > 0 || len(views) != 1 {
+		t.Fatalf("bundling: %v", diags)
+	}
+	return &mrt.App{
+		Name: "greeter",
+		Tools: []mrt.Tool{{
+			Name:         "greet",
+			Description:  "Greets someone.",
+			InputSchema:  `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`,
+			OutputSchema: `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`,
+			Annotations:  mrt.Annotations{ReadOnly: true, Idempotent: true},
+			UI:           "greeting",
+			Result:       mrt.ResultStruct,
+			Handler: func(ctx context.Context, args json.RawMessage) (any, error) {
+				var in struct{ Name string }
+				if err := json.Unmarshal(args, &in); err != nil {
+					return nil, err
+				}
+				return map[string]string{"message": "Hello, " + in.Name + "!"}, nil
+			},
+		}},
+		Views: []mrt.View{{Name: views[0].Name, URI: views[0].URI, HTML: views[0].HTML}},
+	}
+}
+
+func fixtures(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"hello":  `{"input": {"name": "Ada"}, "result": {"message": "Hello from a fixture"}}`,
+		"throws": `{"input": {"name": "Ada"}, "result": {"message": "throw"}}`,
+	} {
+		p := filepath.Join(dir, "fixtures", "greet", name+".json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCallTool(t *testing.T) {
+	c := mcpgentest.New(t, app(t))
+	res := c.CallTool("greet", map[string]any{"name": "Ada"})
+	var out struct{ Message string }
+	mcpgentest.Decode(t, res, &out)
+	if out.Message != "Hello, Ada!" || !strings.Contains(mcpgentest.Text(res), "Hello, Ada!") {
+		t.Errorf("greet = %+v, text %q", out, mcpgentest.Text(res))
+	}
+	// Invalid arguments are a tool error, as a host sees it.
+	if res := c.CallTool("greet", map[string]any{"nme": "Ada"}); !res.IsError {
+		t.Errorf("greet without name: %s", mcpgentest.Text(res))
+	}
+}
+
+func TestRender(t *testing.T) {
+	testenv.Chromium(t)
+	c := mcpgentest.New(t, app(t), mcpgentest.Dir(fixtures(t)))
+
+	v := c.RenderFixture("greet", "hello")
+	if got := v.Query(".msg"); len(got) != 1 || got[0] != "Hello from a fixture" {
+		t.Errorf(".msg = %q", got)
+	}
+	if !strings.Contains(v.Text(), "Again") {
+		t.Errorf("text %q", v.Text())
+	}
+	img, err := png.Decode(bytes.NewReader(v.Screenshot()))
+	if err != nil || img.Bounds().Dx() < 100 {
+		t.Errorf("screenshot: %v", err)
+	}
+
+	// A live call, in the other preset and theme; the view's button calls
+	// the tool again through the host bridge.
+	v = c.Render("greet", map[string]any{"name": "Grace"}, mcpgentest.Host("chatgpt"), mcpgentest.Theme("dark"))
+	if got := v.Query(".msg"); len(got) != 1 || got[0] != "Hello, Grace!" {
+		t.Errorf(".msg = %q", got)
+	}
+	if theme := v.Eval(`document.documentElement.getAttribute("data-theme")`); theme != "dark" {
+		t.Errorf("data-theme = %q", theme)
+	}
+	v.Eval(`document.querySelector("button").click()`)
+	for range 100 {
+		if got := v.Query(".again"); len(got) == 1 && got[0] == "Hello, again!" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := v.Query(".again"); len(got) != 1 || got[0] != "Hello, again!" {
+		t.Errorf(".again = %q after the button's callTool", got)
+	}
+}
+
+// recorder is a testing.TB that records failures instead of failing.
+type recorder struct {
+	testing.TB
+	mu    sync.Mutex
+	fails []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fails = append(r.fails, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func TestRenderFailsOnBrokenView(t *testing.T) {
+	testenv.Chromium(t)
+	a, dir := app(t), fixtures(t)
+	rec := &recorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c := mcpgentest.New(rec, a, mcpgentest.Dir(dir))
+		c.RenderFixture("greet", "throws")
+		c.RenderFixture("greet", "missing")
+	}()
+	<-done
+	all := strings.Join(rec.fails, "\n")
+	if !strings.Contains(all, "the view of greet/throws went wrong") || !strings.Contains(all, "greeting view broke") {
+		t.Errorf("a throwing view did not fail the test: %q", all)
+	}
+	if !strings.Contains(all, "no fixture fixtures/greet/missing.json") {
+		t.Errorf("a missing fixture did not fail the test: %q", all)
+	}
+}
