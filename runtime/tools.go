@@ -270,7 +270,12 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	var inst any = m
+	var sent []string // the members the client sent
 	if t.defaults {
+		sent = make([]string, 0, len(m))
+		for k := range m {
+			sent = append(sent, k)
+		}
 		applyDefaults(t.schema, inst)
 	}
 	if err := t.resolved.Validate(&inst); err != nil {
@@ -279,12 +284,56 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 	if t.defaults {
 		// Splice the defaults into the client's JSON rather than marshal
 		// the decoded map: float64 would round integers beyond 2^53.
+		if !hasObject(m) {
+			return appendDefaults(bytes.TrimSpace(args), m, sent)
+		}
 		return withDefaults(bytes.TrimSpace(args), inst)
 	}
 	if len(m) == 0 {
 		return json.RawMessage("{}"), nil
 	}
 	return args, nil
+}
+
+// appendDefaults adds to the JSON object orig the members of defaulted
+// (orig with the schema's defaults applied, no nested objects or arrays)
+// that the client did not send: the common case, without decoding orig
+// again.
+func appendDefaults(orig json.RawMessage, defaulted map[string]any, sent []string) (json.RawMessage, error) {
+	if len(defaulted) == len(sent) {
+		if len(orig) == 0 || bytes.Equal(orig, []byte("null")) {
+			return json.RawMessage("{}"), nil
+		}
+		return orig, nil
+	}
+	added := make([]string, 0, len(defaulted)-len(sent))
+	for k := range defaulted {
+		if !slices.Contains(sent, k) {
+			added = append(added, k)
+		}
+	}
+	slices.Sort(added)
+	out := make([]byte, 0, len(orig)+16*len(added))
+	if len(orig) == 0 || bytes.Equal(orig, []byte("null")) {
+		out = append(out, '{')
+	} else {
+		out = append(out, orig[:len(orig)-1]...) // without its closing brace
+	}
+	for i, k := range added {
+		if i > 0 || len(sent) > 0 {
+			out = append(out, ',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := json.Marshal(defaulted[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(out, kb...), ':'), vb...)
+	}
+	return append(out, '}'), nil
 }
 
 // withDefaults returns the JSON object orig with the members that

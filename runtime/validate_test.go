@@ -74,6 +74,10 @@ func TestValidateKeepsNumbersAndAddsDefaults(t *testing.T) {
 		{`{"id":9007199254740993,"limit":3}`, `{"id":9007199254740993,"limit":3}`},
 		{``, `{"limit":10}`},
 		{`null`, `{"limit":10}`},
+		// Top-level defaults are appended to the client's JSON as sent.
+		{`{"id":9007199254740993}`, `{"id":9007199254740993,"limit":10}`},
+		{` { } `, `{ "limit":10}`},
+		{`{"id":1 ,"limit":2}`, `{"id":1 ,"limit":2}`},
 		// Defaults reach through $ref, array items and additionalProperties.
 		{`{"bill":{"street":"Main"}}`, `{"bill":{"country":"US","street":"Main"},"limit":10}`},
 		{`{"ship":[{"street":"A"},{"street":"B","country":"NL"}]}`, `{"limit":10,"ship":[{"country":"US","street":"A"},{"street":"B","country":"NL"}]}`},
