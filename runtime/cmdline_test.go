@@ -89,6 +89,8 @@ func TestDeploymentOptions(t *testing.T) {
 		{args: []string{"--public-url", "https://Connector.Example.test/base", "--allow-origin", "https://app.example.test/"},
 			hosts: []string{"connector.example.test"}, origins: []string{"https://app.example.test", "https://connector.example.test"}, public: "https://Connector.Example.test/base"},
 		{args: []string{"--allow-host", "proxy.test:8443,[::1]"}, hosts: []string{"proxy.test", "::1"}},
+		{args: []string{"--allow-host", "*.Example.test"}, hosts: []string{"*.example.test"}},
+		{args: []string{"--allow-host", "a*.example.test"}, err: "want a host name"},
 		{args: []string{"--allow-host", "https://x.test"}, err: "not a URL"},
 		{args: []string{"--allow-origin", "app.example.test"}, err: "want an origin"},
 		{args: []string{"--allow-origin", "https://app.test/path"}, err: "no path"},

@@ -29,7 +29,7 @@ type deployment struct {
 func deploymentFlags(c *cmdline) *deployment {
 	return &deployment{
 		allowHosts: c.List("allow-host", "MCPGEN_ALLOW_HOST",
-			"also answer requests whose Host header is `NAME` (a proxy's public host name;\nrepeatable or comma-separated; * admits every name)"),
+			"also answer requests whose Host header is `NAME` (a proxy's public host name;\n*.example.com for its subdomains; repeatable or comma-separated; * admits every name)"),
 		allowOrigins: c.List("allow-origin", "MCPGEN_ALLOW_ORIGIN",
 			"also admit browser requests from `ORIGIN` such as https://app.example.com\n(repeatable or comma-separated; * admits every origin)"),
 		publicURL: c.String("public-url", "MCPGEN_PUBLIC_URL", "",
@@ -91,7 +91,10 @@ func hostName(h string) (string, error) {
 		h = hh
 	}
 	h = strings.Trim(h, "[]")
-	if h == "" || strings.ContainsAny(h, " \t@?#") {
+	if sub, ok := strings.CutPrefix(h, "*."); ok && sub != "" && !strings.Contains(sub, "*") {
+		return strings.ToLower(h), nil
+	}
+	if h == "" || strings.ContainsAny(h, " \t@?#*") {
 		return "", fmt.Errorf("want a host name such as mcp.example.com")
 	}
 	return strings.ToLower(h), nil

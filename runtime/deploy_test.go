@@ -79,7 +79,7 @@ const deployInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 
 func TestRunBehindProxyHostsAndOrigins(t *testing.T) {
 	url, stderr, _, _ := startRun(t, testApp(newProbe()), []string{"--addr", "127.0.0.1:0", "--log-format", "json"}, map[string]string{
-		"MCPGEN_ALLOW_HOST":   "connector.example.test",
+		"MCPGEN_ALLOW_HOST":   "connector.example.test,*.tunnel.example.test",
 		"MCPGEN_ALLOW_ORIGIN": "https://app.example.test",
 	})
 	health := strings.TrimSuffix(url, "/mcp") + "/healthz"
@@ -119,6 +119,9 @@ func TestRunBehindProxyHostsAndOrigins(t *testing.T) {
 		{"Connector.Example.Test:443", "https://app.example.test", 200},
 		{"localhost:1", "", 200},
 		{"evil.example.test", "", 403},
+		{"abc.tunnel.example.test", "", 200},
+		{"tunnel.example.test", "", 403},
+		{"abc.tunnel.example.test.evil.test", "", 403},
 		{"connector.example.test", "https://evil.example.test", 403},
 		{"connector.example.test", "http://app.example.test", 403},
 	} {

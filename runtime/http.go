@@ -84,6 +84,9 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 		}
 		h = strings.Trim(h, "[]")
 		return isLoopbackHost(h) || slices.ContainsFunc(g.hosts, func(a string) bool {
+			if sub, ok := strings.CutPrefix(a, "*."); ok {
+				return len(h) > len(sub)+1 && strings.HasSuffix(strings.ToLower(h), "."+sub)
+			}
 			return a == "*" || strings.EqualFold(a, h)
 		})
 	}

@@ -1,5 +1,5 @@
 // Command notes is an MCP connector that keeps notes and tasks in a local
-// JSON file ($NOTES_FILE, or notes.json in the user's config directory):
+// SQLite database ($NOTES_FILE, or notes.db in the user's config directory):
 // add, list, read, update and delete them from Claude or any MCP host.
 //
 //	notes                   serve Streamable HTTP at http://127.0.0.1:8080/mcp

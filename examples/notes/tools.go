@@ -10,7 +10,7 @@ import (
 	"github.com/mcpgen/mcpgen/examples/notes/store"
 )
 
-// notes is the store every tool works on: $NOTES_FILE, or notes.json in the
+// notes is the store every tool works on: $NOTES_FILE, or notes.db in the
 // user's config directory.
 var notes = store.Open(store.DefaultPath())
 

@@ -3,12 +3,16 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,13 +30,98 @@ func TestExampleNotes(t *testing.T) {
 	}
 
 	t.Run("http", func(t *testing.T) {
-		env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.json")}
+		env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.db")}
 		exerciseNotes(t, connectHTTP(t, serveHTTP(t, bin, env)))
 	})
 	t.Run("stdio", func(t *testing.T) {
-		env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.json")}
+		env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.db")}
 		exerciseNotes(t, connectStdio(t, bin, env))
 	})
+	t.Run("processes", func(t *testing.T) { notesProcesses(t, bin) })
+}
+
+// notesProcesses runs several notes processes on one database, each
+// adding and then updating notes from several clients at once, and checks
+// that every acknowledged write is there afterwards.
+func notesProcesses(t *testing.T, bin string) {
+	const procs, writers, perWriter = 4, 4, 5
+	env := []string{"NOTES_FILE=" + filepath.Join(t.TempDir(), "notes.db")}
+	sessions := make([]*mcp.ClientSession, procs)
+	for i := range sessions {
+		sessions[i] = connectStdio(t, bin, env)
+	}
+	type ack struct{ id, title string }
+	var (
+		mu    sync.Mutex
+		acked []ack
+		wg    sync.WaitGroup
+	)
+	ctx := context.Background()
+	for p, cs := range sessions {
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range perWriter {
+					title := fmt.Sprintf("p%d w%d k%d", p, w, k)
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{"title": title, "tags": []string{fmt.Sprintf("p%d", p)}}})
+					if err != nil || res.IsError {
+						t.Errorf("add_note %q: %v %s", title, err, textOrNil(res))
+						continue
+					}
+					var n struct{ ID, Title string }
+					json.Unmarshal([]byte(text(res)), &n)
+					if n.ID == "" || n.Title != title {
+						t.Errorf("add_note %q answered %s", title, text(res))
+						continue
+					}
+					// Rename it from another process at once.
+					other := sessions[(p+1)%procs]
+					renamed := title + " (renamed)"
+					res, err = other.CallTool(ctx, &mcp.CallToolParams{Name: "update_note", Arguments: map[string]any{"id": n.ID, "title": renamed}})
+					if err != nil || res.IsError {
+						t.Errorf("update_note %s: %v %s", n.ID, err, textOrNil(res))
+						continue
+					}
+					mu.Lock()
+					acked = append(acked, ack{n.ID, renamed})
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if len(acked) != procs*writers*perWriter {
+		t.Fatalf("%d of %d writes acknowledged", len(acked), procs*writers*perWriter)
+	}
+	// A fresh process sees every acknowledged note, with its update.
+	check := connectStdio(t, bin, env)
+	seen := map[string]bool{}
+	for _, a := range acked {
+		if seen[a.id] {
+			t.Errorf("ID %s given to two notes", a.id)
+		}
+		seen[a.id] = true
+		res := call(t, check, "get_note", map[string]any{"id": a.id})
+		var n struct{ Title string }
+		json.Unmarshal([]byte(text(res)), &n)
+		if res.IsError || n.Title != a.title {
+			t.Errorf("get_note %s: %s, want title %q", a.id, text(res), a.title)
+		}
+	}
+	res := call(t, check, "list_notes", map[string]any{"status": "any", "limit": 100})
+	var list struct{ Total int }
+	json.Unmarshal([]byte(text(res)), &list)
+	if list.Total != len(acked) {
+		t.Errorf("list_notes total %d, want %d", list.Total, len(acked))
+	}
+}
+
+func textOrNil(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	return text(res)
 }
 
 func exerciseNotes(t *testing.T, cs *mcp.ClientSession) {
@@ -144,7 +233,7 @@ func TestDevServesExample(t *testing.T) {
 	mcpgen := mcpgenBinary(t)
 	dir := copyExample(t, "notes")
 	cmd := exec.Command(mcpgen, "dev", dir, "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "NOTES_FILE="+filepath.Join(t.TempDir(), "notes.json"))
+	cmd.Env = append(os.Environ(), "NOTES_FILE="+filepath.Join(t.TempDir(), "notes.db"))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,18 +1,26 @@
-// Package store keeps notes in one JSON file. It knows nothing about MCP:
-// the connector's tools (package main) are thin wrappers around it, which is
-// how an mcpgen connector usually wraps an existing API or library.
+// Package store keeps notes in an SQLite database (modernc.org/sqlite, in
+// pure Go, so the connector stays one static binary). Several processes may
+// share one database file: SQLite's locking serializes their writes, so
+// none is lost. It knows nothing about MCP: the connector's tools (package
+// main) are thin wrappers around it, which is how an mcpgen connector
+// usually wraps an existing API or library.
 package store
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
 // Priority orders notes.
@@ -53,18 +61,21 @@ type Note struct {
 // ErrNotFound reports an unknown note ID.
 var ErrNotFound = errors.New("no such note")
 
-// Store is a file of notes. Every call reads and rewrites the file, so
-// several processes (a dev server and a built binary) can share it.
+// Store is a database of notes. The database is opened (and created) on
+// first use, so a binary run for --help or --version leaves no file behind.
 type Store struct {
-	mu   sync.Mutex
 	path string
 	now  func() time.Time
+
+	once sync.Once
+	db   *sql.DB
+	err  error
 }
 
-// Open returns the store kept in path; the file is created on first write.
+// Open returns the store kept in the SQLite database at path.
 func Open(path string) *Store { return &Store{path: path, now: time.Now} }
 
-// DefaultPath is $NOTES_FILE, or notes.json in the user's config directory.
+// DefaultPath is $NOTES_FILE, or notes.db in the user's config directory.
 func DefaultPath() string {
 	if p := os.Getenv("NOTES_FILE"); p != "" {
 		return p
@@ -73,112 +84,218 @@ func DefaultPath() string {
 	if err != nil {
 		dir = os.TempDir()
 	}
-	return filepath.Join(dir, "mcpgen-notes", "notes.json")
+	return filepath.Join(dir, "mcpgen-notes", "notes.db")
 }
 
-type file struct {
-	NextID int     `json:"nextId"`
-	Notes  []*Note `json:"notes"`
+// schema creates the notes table. AUTOINCREMENT keeps IDs of deleted notes
+// from being reused, so an ID never names two different notes.
+const schema = `CREATE TABLE IF NOT EXISTS notes (
+	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+	title    TEXT NOT NULL,
+	body     TEXT NOT NULL DEFAULT '',
+	tags     TEXT NOT NULL DEFAULT '[]',
+	priority TEXT NOT NULL,
+	done     INTEGER NOT NULL DEFAULT 0,
+	due      TEXT NOT NULL DEFAULT '',
+	estimate INTEGER NOT NULL DEFAULT 0,
+	created  TEXT NOT NULL,
+	updated  TEXT NOT NULL
+)`
+
+// open opens the database once. WAL lets readers run beside a writer;
+// busy_timeout makes a process wait for another's write instead of
+// failing; _txlock=immediate takes the write lock when a transaction
+// begins, so two read-modify-write transactions never deadlock.
+func (s *Store) open() (*sql.DB, error) {
+	s.once.Do(func() {
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+			s.err = err
+			return
+		}
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Set("_txlock", "immediate")
+		db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?"+q.Encode())
+		if err == nil {
+			_, err = db.Exec(schema)
+		}
+		if err != nil {
+			if db != nil {
+				db.Close()
+			}
+			s.err = fmt.Errorf("notes database %s: %v", s.path, err)
+			return
+		}
+		s.db = db
+	})
+	return s.db, s.err
 }
 
-func (s *Store) load() (*file, error) {
-	b, err := os.ReadFile(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &file{NextID: 1}, nil
+// Close closes the database.
+func (s *Store) Close() error {
+	if s.db == nil {
+		return nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	var f file
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s is not a notes file: %v", s.path, err)
-	}
-	return &f, nil
+	return s.db.Close()
 }
 
-func (s *Store) save(f *file) error {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return err
+const columns = "seq, title, body, tags, priority, done, due, estimate, created, updated"
+
+type scanner interface{ Scan(...any) error }
+
+func scanNote(r scanner) (Note, error) {
+	var n Note
+	var seq int64
+	var tags, due, created, updated string
+	if err := r.Scan(&seq, &n.Title, &n.Body, &tags, &n.Priority, &n.Done, &due, &n.EstimateMinutes, &created, &updated); err != nil {
+		return Note{}, err
 	}
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
+	n.ID = fmt.Sprintf("n%d", seq)
+	if err := json.Unmarshal([]byte(tags), &n.Tags); err != nil {
+		return Note{}, fmt.Errorf("note %s: tags: %v", n.ID, err)
 	}
-	tmp := s.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
+	for _, t := range []struct {
+		s string
+		p *time.Time
+	}{{due, &n.Due}, {created, &n.Created}, {updated, &n.Updated}} {
+		if t.s == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339, t.s)
+		if err != nil {
+			return Note{}, fmt.Errorf("note %s: %v", n.ID, err)
+		}
+		*t.p = v
 	}
-	return os.Rename(tmp, s.path)
+	return n, nil
 }
 
-// Add stores a new note and returns it with its ID.
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func tagsText(tags []string) string {
+	if tags == nil {
+		tags = []string{}
+	}
+	b, _ := json.Marshal(tags)
+	return string(b)
+}
+
+// seqOf parses a note ID ("n12").
+func seqOf(id string) (int64, bool) {
+	var seq int64
+	if _, err := fmt.Sscanf(id, "n%d", &seq); err != nil || fmt.Sprintf("n%d", seq) != id {
+		return 0, false
+	}
+	return seq, true
+}
+
+// Add stores a new note and returns it with its ID. Once Add returns
+// without error, the note is committed.
 func (s *Store) Add(n Note) (Note, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.load()
+	db, err := s.open()
 	if err != nil {
 		return Note{}, err
 	}
 	now := s.now().UTC().Truncate(time.Second)
-	n.ID = fmt.Sprintf("n%d", f.NextID)
-	f.NextID++
 	if n.Priority == "" {
 		n.Priority = Normal
 	}
 	n.Created, n.Updated = now, now
-	f.Notes = append(f.Notes, &n)
-	return n, s.save(f)
+	res, err := db.Exec(`INSERT INTO notes (title, body, tags, priority, done, due, estimate, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		n.Title, n.Body, tagsText(n.Tags), string(n.Priority), n.Done, timeText(n.Due), n.EstimateMinutes, timeText(now), timeText(now))
+	if err != nil {
+		return Note{}, err
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return Note{}, err
+	}
+	n.ID = fmt.Sprintf("n%d", seq)
+	return n, nil
 }
 
 // Get returns one note.
 func (s *Store) Get(id string) (Note, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.load()
+	db, err := s.open()
 	if err != nil {
 		return Note{}, err
 	}
-	for _, n := range f.Notes {
-		if n.ID == id {
-			return *n, nil
-		}
+	seq, ok := seqOf(id)
+	if !ok {
+		return Note{}, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
-	return Note{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	n, err := scanNote(db.QueryRow("SELECT "+columns+" FROM notes WHERE seq = ?", seq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Note{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return n, err
 }
 
-// Update applies change to one note and stores it.
+// Update applies change to one note and stores it, in one transaction:
+// another process's change to the same note is never overwritten unseen.
 func (s *Store) Update(id string, change func(*Note)) (Note, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.load()
+	db, err := s.open()
 	if err != nil {
 		return Note{}, err
 	}
-	for _, n := range f.Notes {
-		if n.ID == id {
-			change(n)
-			n.Updated = s.now().UTC().Truncate(time.Second)
-			return *n, s.save(f)
-		}
+	seq, ok := seqOf(id)
+	if !ok {
+		return Note{}, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
-	return Note{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return Note{}, err
+	}
+	defer tx.Rollback()
+	n, err := scanNote(tx.QueryRow("SELECT "+columns+" FROM notes WHERE seq = ?", seq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Note{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return Note{}, err
+	}
+	change(&n)
+	n.Updated = s.now().UTC().Truncate(time.Second)
+	if n.Priority == "" {
+		n.Priority = Normal
+	}
+	_, err = tx.Exec(`UPDATE notes SET title = ?, body = ?, tags = ?, priority = ?, done = ?, due = ?, estimate = ?, updated = ?
+		WHERE seq = ?`,
+		n.Title, n.Body, tagsText(n.Tags), string(n.Priority), n.Done, timeText(n.Due), n.EstimateMinutes, timeText(n.Updated), seq)
+	if err != nil {
+		return Note{}, err
+	}
+	return n, tx.Commit()
 }
 
 // Delete removes one note.
 func (s *Store) Delete(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.load()
+	db, err := s.open()
 	if err != nil {
 		return err
 	}
-	for i, n := range f.Notes {
-		if n.ID == id {
-			f.Notes = append(f.Notes[:i], f.Notes[i+1:]...)
-			return s.save(f)
-		}
+	seq, ok := seqOf(id)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
 	}
-	return fmt.Errorf("%w %q", ErrNotFound, id)
+	res, err := db.Exec("DELETE FROM notes WHERE seq = ?", seq)
+	if err != nil {
+		return err
+	}
+	if k, err := res.RowsAffected(); err != nil {
+		return err
+	} else if k == 0 {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return nil
 }
 
 // Query selects notes.
@@ -192,15 +309,29 @@ type Query struct {
 
 // Find returns the notes matching q, sorted, and how many matched.
 func (s *Store) Find(q Query) ([]Note, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.load()
+	db, err := s.open()
 	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Query("SELECT " + columns + " FROM notes ORDER BY seq")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var all []Note
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, n)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	text := strings.ToLower(q.Text)
 	var out []Note
-	for _, n := range f.Notes {
+	for _, n := range all {
 		switch {
 		case text != "" && !strings.Contains(strings.ToLower(n.Title+"\n"+n.Body), text):
 			continue
@@ -211,7 +342,7 @@ func (s *Store) Find(q Query) ([]Note, error) {
 		case !q.DueUntil.IsZero() && (n.Due.IsZero() || n.Due.After(q.DueUntil)):
 			continue
 		}
-		out = append(out, *n)
+		out = append(out, n)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
