@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
@@ -97,9 +99,12 @@ func (c *Call) Identity() *Identity {
 // serves, or nil when auth is off.
 func IdentityFrom(ctx context.Context) *Identity { return CallFrom(ctx).Identity() }
 
-// authState is a server's resource-server setup, built once by NewServer.
-type authState struct {
-	s            *Server
+// AuthGate is the resource-server check in front of an MCP endpoint: it
+// verifies the bearer token of every request, answers 401 and 403 with the
+// challenges clients act on, and hands the identity to the SDK's session
+// layer. A Server with WithAuth has one; mcpgen dev puts one in front of
+// its own endpoint.
+type AuthGate struct {
 	issuer       string
 	resource     string // public URL + /mcp
 	metadataURL  string // where the RFC 9728 document is served
@@ -107,40 +112,68 @@ type authState struct {
 	scopes       []string
 	verify       TokenVerifier
 	oauth        *oauth.Verifier // the built-in verifier, nil for a custom one
-	perRequest   bool            // some tool, resource or prompt declares scopes
+	logger       *slog.Logger
+	name         string
+	maxBody      int64
+	scopesFor    ScopeFunc
+	declared     func() []string
 	sdk          func(http.Handler) http.Handler
+}
+
+// ScopeFunc returns the scopes one JSON-RPC request needs beyond the
+// server-wide ones: method, and the tool or prompt name or resource URI.
+type ScopeFunc func(method, name, uri string) []string
+
+// AuthGateConfig says what an AuthGate protects.
+type AuthGateConfig struct {
+	Auth      Auth
+	PublicURL string // the connector's public URL; the resource is PublicURL + "/mcp"
+	Name      string // the resource's name in the metadata
+	Logger    *slog.Logger
+	MaxBody   int64 // bodies over it are not read for scopes (DefaultMaxBodyBytes when 0)
+	// ScopesFor, when set, gives the scopes of each tools/call,
+	// resources/read and prompts/get; Declared lists every declared scope
+	// for scopes_supported.
+	ScopesFor ScopeFunc
+	Declared  func() []string
 }
 
 type tokenInfoKey struct{}
 
-func (s *Server) setupAuth() error {
-	a := s.opts.auth
-	if a == nil {
-		return nil
-	}
+// NewAuthGate checks cfg (an issuer and a public URL are required) and
+// builds the gate, with the built-in verifier unless cfg.Auth has one.
+func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
+	a := cfg.Auth
 	if a.Issuer == "" {
-		return errors.New("mcpgen runtime: auth needs the authorization server's issuer URL (--auth-issuer)")
+		return nil, errors.New("mcpgen runtime: auth needs the authorization server's issuer URL (--auth-issuer)")
 	}
-	if s.opts.publicURL == "" {
-		return errors.New("mcpgen runtime: auth needs the connector's public URL, which names the protected resource (--public-url, such as https://mcp.example.com)")
+	if cfg.PublicURL == "" {
+		return nil, errors.New("mcpgen runtime: auth needs the connector's public URL, which names the protected resource (--public-url, such as https://mcp.example.com)")
 	}
-	st := &authState{s: s, issuer: a.Issuer, scopes: a.Scopes, verify: a.Verifier}
-	st.resource, st.metadataURL = resourceURLs(s.opts.publicURL)
-	st.metadataPath = st.metadataURL[strings.Index(st.metadataURL, "/.well-known/"):]
-	if st.verify == nil {
+	g := &AuthGate{issuer: a.Issuer, scopes: a.Scopes, verify: a.Verifier, logger: cfg.Logger, name: cfg.Name,
+		maxBody: cfg.MaxBody, scopesFor: cfg.ScopesFor, declared: cfg.Declared}
+	if g.logger == nil {
+		g.logger = slog.New(slog.NewTextHandler(stderr(), nil))
+	}
+	if g.maxBody == 0 {
+		g.maxBody = DefaultMaxBodyBytes
+	}
+	g.resource, g.metadataURL = resourceURLs(cfg.PublicURL)
+	g.metadataPath = g.metadataURL[strings.Index(g.metadataURL, "/.well-known/"):]
+	if g.verify == nil {
 		aud := a.Audience
 		if aud == "" {
-			aud = st.resource
+			aud = g.resource
 		}
 		v, err := oauth.New(oauth.Config{
 			Issuer: a.Issuer, Audience: aud,
 			IntrospectionURL: a.IntrospectionURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret,
 		})
 		if err != nil {
-			return fmt.Errorf("mcpgen runtime: %v", err)
+			return nil, fmt.Errorf("mcpgen runtime: %v", err)
 		}
-		st.oauth = v
-		st.verify = func(ctx context.Context, token string, _ *http.Request) (*Identity, error) {
+		g.oauth = v
+		g.verify = func(ctx context.Context, token string, _ *http.Request) (*Identity, error) {
 			t, err := v.Verify(ctx, token)
 			if err != nil {
 				return nil, err
@@ -148,25 +181,74 @@ func (s *Server) setupAuth() error {
 			return &Identity{Subject: t.Subject, Scopes: t.Scopes, Issuer: t.Issuer, ClientID: t.ClientID, Expiry: t.Expiry, Claims: t.Claims}, nil
 		}
 	}
-	for _, t := range s.tools {
-		st.perRequest = st.perRequest || len(t.def.Scopes) > 0
-	}
-	for _, r := range s.app.Resources {
-		st.perRequest = st.perRequest || len(r.Scopes) > 0
-	}
-	for _, p := range s.app.Prompts {
-		st.perRequest = st.perRequest || len(p.Scopes) > 0
-	}
 	// The SDK's middleware puts the TokenInfo where its session layer
 	// looks (binding each session to the subject that opened it); the
 	// verification itself has already happened.
-	st.sdk = auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+	g.sdk = sdkTokenInfo()
+	return g, nil
+}
+
+// sdkTokenInfo returns the SDK's bearer-token middleware set up to put the
+// TokenInfo already in the request's context where the SDK's session layer
+// looks (which binds each session to the subject that opened it); the
+// verification itself has happened before.
+func sdkTokenInfo() func(http.Handler) http.Handler {
+	return auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		if ti, ok := r.Context().Value(tokenInfoKey{}).(*auth.TokenInfo); ok {
 			return ti, nil
 		}
 		return nil, auth.ErrInvalidToken
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: oauth.DefaultSkew})
-	s.auth = st
+}
+
+// ScopesMetaKey is the _meta key under which tools, resources and prompts
+// list the OAuth scopes they need (scope=), so clients and mcpgen dev's
+// front can know them before calling.
+const ScopesMetaKey = "mcpgen/scopes"
+
+func scopesMeta(scopes []string) mcp.Meta {
+	if len(scopes) == 0 {
+		return nil
+	}
+	return mcp.Meta{ScopesMetaKey: scopes}
+}
+
+// tokenInfo is what the SDK keeps of an identity.
+func tokenInfo(id *Identity) *auth.TokenInfo {
+	return &auth.TokenInfo{Scopes: id.Scopes, Expiration: id.Expiry, UserID: id.Subject, Extra: map[string]any{identityKey: id}}
+}
+
+// Resource is the protected resource's identifier (the public URL + /mcp).
+func (g *AuthGate) Resource() string { return g.resource }
+
+// Issuer is the authorization server's issuer URL.
+func (g *AuthGate) Issuer() string { return g.issuer }
+
+func (s *Server) setupAuth() error {
+	if s.opts.auth == nil {
+		return nil
+	}
+	g, err := NewAuthGate(AuthGateConfig{
+		Auth: *s.opts.auth, PublicURL: s.opts.publicURL, Name: s.mcpName(), Logger: s.logger,
+		MaxBody: s.opts.maxBodyBytes, Declared: s.declaredScopes,
+	})
+	if err != nil {
+		return err
+	}
+	perRequest := false
+	for _, t := range s.app.Tools {
+		perRequest = perRequest || len(t.Scopes) > 0
+	}
+	for _, r := range s.app.Resources {
+		perRequest = perRequest || len(r.Scopes) > 0
+	}
+	for _, p := range s.app.Prompts {
+		perRequest = perRequest || len(p.Scopes) > 0
+	}
+	if perRequest {
+		g.scopesFor = s.scopesFor
+	}
+	s.auth = g
 	return nil
 }
 
@@ -182,23 +264,26 @@ func resourceURLs(public string) (resource, metadata string) {
 }
 
 // Metadata returns the protected-resource metadata (RFC 9728).
-func (st *authState) metadata() *oauthex.ProtectedResourceMetadata {
-	return &oauthex.ProtectedResourceMetadata{
-		Resource:               st.resource,
-		AuthorizationServers:   []string{st.issuer},
-		ScopesSupported:        st.s.declaredScopes(),
+func (g *AuthGate) Metadata() *oauthex.ProtectedResourceMetadata {
+	m := &oauthex.ProtectedResourceMetadata{
+		Resource:               g.resource,
+		AuthorizationServers:   []string{g.issuer},
+		ScopesSupported:        slices.Clone(g.scopes),
 		BearerMethodsSupported: []string{"header"},
-		ResourceName:           st.s.mcpName(),
+		ResourceName:           g.name,
 	}
+	if g.declared != nil {
+		m.ScopesSupported = append(m.ScopesSupported, g.declared()...)
+	}
+	slices.Sort(m.ScopesSupported)
+	m.ScopesSupported = slices.Compact(m.ScopesSupported)
+	return m
 }
 
-// declaredScopes is the sorted union of the scopes every request needs and
-// those tools, resources and prompts declare.
+// declaredScopes is the sorted union of the scopes tools, resources and
+// prompts declare.
 func (s *Server) declaredScopes() []string {
 	var all []string
-	if s.auth != nil {
-		all = append(all, s.auth.scopes...)
-	}
 	for _, t := range s.app.Tools {
 		all = append(all, t.Scopes...)
 	}
@@ -213,33 +298,41 @@ func (s *Server) declaredScopes() []string {
 }
 
 // MountAuth adds the protected-resource metadata routes to mux when auth
-// is on: /.well-known/oauth-protected-resource and the same with the
-// resource's path (/mcp) appended, both readable cross-origin.
+// is on (see AuthGate.Mount).
 func (s *Server) MountAuth(mux *http.ServeMux) {
-	if s.auth == nil {
-		return
+	if s.auth != nil {
+		s.auth.Mount(mux)
 	}
-	h := auth.ProtectedResourceMetadataHandler(s.auth.metadata())
+}
+
+// Mount adds the protected-resource metadata routes to mux:
+// /.well-known/oauth-protected-resource and the same with the resource's
+// path (/mcp) appended, both readable cross-origin. It also looks the
+// issuer up in the background, so a wrong --auth-issuer shows in the log
+// at start-up rather than at the first call.
+func (g *AuthGate) Mount(mux *http.ServeMux) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Scopes may change while serving (mcpgen dev), so the document is
+		// made per request.
+		auth.ProtectedResourceMetadataHandler(g.Metadata()).ServeHTTP(w, r)
+	})
 	mux.Handle("/.well-known/oauth-protected-resource", h)
-	mux.Handle(s.auth.metadataPath, h)
-	s.logger.Info("auth: bearer tokens required", "issuer", s.auth.issuer, "resource", s.auth.resource, "metadata", s.auth.metadataURL)
-	if v := s.auth.oauth; v != nil {
-		// Look the issuer up now, so a wrong --auth-issuer shows at start-up
-		// rather than at the first call; tokens are refused (503) until it
-		// answers.
+	mux.Handle(g.metadataPath, h)
+	g.logger.Info("auth: bearer tokens required", "issuer", g.issuer, "resource", g.resource, "metadata", g.metadataURL)
+	if v := g.oauth; v != nil {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), oauth.DefaultHTTPTimeout)
 			defer cancel()
 			if _, err := v.Discover(ctx); err != nil {
-				s.logger.Warn("auth: issuer metadata not found yet; tokens cannot be verified until it is", "err", err)
+				g.logger.Warn("auth: issuer metadata not found yet; tokens cannot be verified until it is", "err", err)
 			}
 		}()
 	}
 }
 
-// wrap puts the token check in front of the MCP handler.
-func (st *authState) wrap(next http.Handler) http.Handler {
-	inner := st.sdk(next)
+// Wrap puts the token check in front of next.
+func (g *AuthGate) Wrap(next http.Handler) http.Handler {
+	inner := g.sdk(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
 			next.ServeHTTP(w, r) // a CORS preflight carries no token
@@ -247,11 +340,11 @@ func (st *authState) wrap(next http.Handler) http.Handler {
 		}
 		token, sent := bearerToken(r)
 		if !sent {
-			st.s.logger.Debug("auth: no bearer token", "remote", r.RemoteAddr)
-			st.unauthorized(w, false)
+			g.logger.Debug("auth: no bearer token", "remote", r.RemoteAddr)
+			g.unauthorized(w, false)
 			return
 		}
-		id, err := st.verify(r.Context(), token, r)
+		id, err := g.verify(r.Context(), token, r)
 		if err != nil {
 			if errors.Is(err, oauth.ErrInvalidToken) || errors.Is(err, auth.ErrInvalidToken) {
 				attrs := []any{"remote", r.RemoteAddr}
@@ -261,43 +354,42 @@ func (st *authState) wrap(next http.Handler) http.Handler {
 				} else {
 					attrs = append(attrs, "err", err)
 				}
-				st.s.logger.Warn("auth: token refused", attrs...)
-				st.unauthorized(w, true)
+				g.logger.Warn("auth: token refused", attrs...)
+				g.unauthorized(w, true)
 				return
 			}
-			st.s.logger.Error("auth: cannot verify tokens", "err", err)
+			g.logger.Error("auth: cannot verify tokens", "err", err)
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, "Service Unavailable: the authorization server cannot be reached", http.StatusServiceUnavailable)
 			return
 		}
 		if id == nil || id.Subject == "" {
-			st.s.logger.Warn("auth: token refused", "check", oauth.CheckSubject, "reason", "the verifier returned no subject", "remote", r.RemoteAddr)
-			st.unauthorized(w, true)
+			g.logger.Warn("auth: token refused", "check", oauth.CheckSubject, "reason", "the verifier returned no subject", "remote", r.RemoteAddr)
+			g.unauthorized(w, true)
 			return
 		}
-		need := st.scopes
-		if st.perRequest && r.Method == http.MethodPost {
+		need := g.scopes
+		if g.scopesFor != nil && r.Method == http.MethodPost {
 			var extra []string
-			r, extra = st.s.peekScopes(r)
+			r, extra = g.peekScopes(r)
 			need = append(slices.Clip(need), extra...)
 		}
 		if !id.HasScopes(need...) {
-			st.s.logger.Info("auth: insufficient scope", "sub", id.Subject, "needs", strings.Join(need, " "), "has", strings.Join(id.Scopes, " "))
-			st.forbidden(w, id, need)
+			g.logger.Info("auth: insufficient scope", "sub", id.Subject, "needs", strings.Join(need, " "), "has", strings.Join(id.Scopes, " "))
+			g.forbidden(w, id, need)
 			return
 		}
-		ti := &auth.TokenInfo{Scopes: id.Scopes, Expiration: id.Expiry, UserID: id.Subject, Extra: map[string]any{identityKey: id}}
-		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, ti)))
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))))
 	})
 }
 
 // unauthorized answers 401 with the challenge that sends a client to the
 // resource metadata; error="invalid_token" only when a token was sent
 // (RFC 6750 §3.1). The reason stays in the log.
-func (st *authState) unauthorized(w http.ResponseWriter, tokenSent bool) {
-	c := fmt.Sprintf("Bearer resource_metadata=%q", st.metadataURL)
+func (g *AuthGate) unauthorized(w http.ResponseWriter, tokenSent bool) {
+	c := fmt.Sprintf("Bearer resource_metadata=%q", g.metadataURL)
 	if tokenSent {
-		c = fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, st.metadataURL)
+		c = fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, g.metadataURL)
 	}
 	w.Header().Set("WWW-Authenticate", c)
 	http.Error(w, "Unauthorized", http.StatusUnauthorized)
@@ -306,11 +398,11 @@ func (st *authState) unauthorized(w http.ResponseWriter, tokenSent bool) {
 // forbidden answers 403 insufficient_scope naming the scopes to ask for:
 // those already granted plus those needed, so a client that re-authorizes
 // with them keeps what it had (MCP scope challenge handling).
-func (st *authState) forbidden(w http.ResponseWriter, id *Identity, need []string) {
+func (g *AuthGate) forbidden(w http.ResponseWriter, id *Identity, need []string) {
 	ask := append(slices.Clone(id.Scopes), need...)
 	slices.Sort(ask)
 	ask = slices.Compact(ask)
-	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, strings.Join(ask, " "), st.metadataURL))
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, strings.Join(ask, " "), g.metadataURL))
 	http.Error(w, "Forbidden: insufficient scope", http.StatusForbidden)
 }
 
@@ -328,12 +420,12 @@ func bearerToken(r *http.Request) (string, bool) {
 // resources/read or prompts/get needs, and gives back a request whose body
 // reads from the start. A body over the size limit is left for the MCP
 // handler to refuse.
-func (s *Server) peekScopes(r *http.Request) (*http.Request, []string) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, s.opts.maxBodyBytes+1))
+func (g *AuthGate) peekScopes(r *http.Request) (*http.Request, []string) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
 	r.Body.Close()
 	r2 := r.Clone(r.Context())
 	r2.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil || int64(len(body)) > s.opts.maxBodyBytes {
+	if err != nil || int64(len(body)) > g.maxBody {
 		return r2, nil
 	}
 	type call struct {
@@ -354,7 +446,7 @@ func (s *Server) peekScopes(r *http.Request) (*http.Request, []string) {
 	}
 	var need []string
 	for _, c := range calls {
-		need = append(need, s.scopesFor(c.Method, c.Params.Name, c.Params.URI)...)
+		need = append(need, g.scopesFor(c.Method, c.Params.Name, c.Params.URI)...)
 	}
 	return r2, need
 }
@@ -382,4 +474,13 @@ func (s *Server) scopesFor(method, name, uri string) []string {
 		}
 	}
 	return nil
+}
+
+// IdentityOf returns the identity the runtime keeps in a TokenInfo, or nil.
+func IdentityOf(ti *auth.TokenInfo) *Identity {
+	if ti == nil {
+		return nil
+	}
+	id, _ := ti.Extra[identityKey].(*Identity)
+	return id
 }

@@ -39,6 +39,9 @@ func (f *authFlags) options() ([]Option, error) {
 		}
 		opts = append(opts, WithRateLimit(r))
 	}
+	if key, _ := f.lookup(DevFrontKeyEnv); key != "" {
+		opts = append(opts, WithDevFront(key))
+	}
 	if *f.issuer == "" {
 		// Any other auth flag without an issuer is a mistake that would
 		// leave the connector open: refuse to start.

@@ -24,6 +24,9 @@ func (s *Server) addPrompt(p *Prompt, errs *errList) {
 	}
 	s.prompts[p.Name] = p
 	mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+	if len(p.Scopes) > 0 {
+		mp.Meta = mcp.Meta{ScopesMetaKey: p.Scopes}
+	}
 	for _, a := range p.Arguments {
 		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{
 			Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required,

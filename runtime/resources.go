@@ -59,6 +59,7 @@ func (s *Server) addResource(r *Resource, errs *errList) {
 			Title:       r.Title,
 			Description: r.Description,
 			MIMEType:    r.MIMEType,
+			Meta:        scopesMeta(r.Scopes),
 		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			uri := req.Params.URI
 			vars := map[string]string{}
@@ -84,6 +85,7 @@ func (s *Server) addResource(r *Resource, errs *errList) {
 		Title:       r.Title,
 		Description: r.Description,
 		MIMEType:    r.MIMEType,
+		Meta:        scopesMeta(r.Scopes),
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return s.readResource(ctx, req, r, nil)
 	})

@@ -45,7 +45,7 @@ type Server struct {
 	mu    sync.Mutex
 	views map[string]View // by name
 
-	auth   *authState  // nil when auth is off
+	auth   *AuthGate   // nil when auth is off
 	limits *limiterSet // per-caller rate limits
 
 	fast // fastpath.go
@@ -72,6 +72,7 @@ type options struct {
 	rateLimit      Rate             // ratelimit.go
 	now            func() time.Time // rate limits; time.Now when nil
 	maxLineBytes   int
+	devFrontKey    string // devfront.go
 }
 
 // Option configures NewServer.
@@ -315,8 +316,11 @@ func (s *Server) newHandler() http.Handler {
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
-	if s.auth != nil {
-		h = s.auth.wrap(h)
+	switch {
+	case s.opts.devFrontKey != "":
+		h = s.devFront(h)
+	case s.auth != nil:
+		h = s.auth.Wrap(h)
 	}
 	h = callerAddr(h)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}

@@ -138,6 +138,9 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 		mt.OutputSchema = t.output
 	}
 	meta := mcp.Meta{}
+	if len(d.Scopes) > 0 {
+		meta[ScopesMetaKey] = d.Scopes
+	}
 	if t.explicit {
 		meta["anthropic/maxResultSizeChars"] = t.maxChars
 	}

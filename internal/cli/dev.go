@@ -2,10 +2,13 @@ package cli
 
 import (
 	"net"
+	"os"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/internal/dev"
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 func devCommand() *ucli.Command {
@@ -22,13 +25,22 @@ func devCommand() *ucli.Command {
 			"  mcpgen dev                                serve the current directory at 127.0.0.1:8080\n" +
 			"  mcpgen dev ./acme --addr 127.0.0.1:9000   another project and address\n" +
 			"  mcpgen dev --allow-host abc.trycloudflare.com\n" +
-			"                                            also admit requests through a tunnel with that name",
+			"                                            also admit requests through a tunnel with that name\n" +
+			"  mcpgen dev --auth-issuer https://tenant.example.com/\n" +
+			"                                            require the bearer tokens a built connector would\n" +
+			"                                            (see docs/auth.md); handlers get mcpgen.Auth(ctx)",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen on `HOST:PORT`"},
 			&ucli.StringSliceFlag{
 				Name:  "allow-host",
 				Usage: "also accept requests whose Host or Origin is `NAME` (a tunnel's public host name; *.example.com for subdomains); repeatable, or $MCPGEN_DEV_ALLOW_HOST, comma-separated",
 			},
+			&ucli.StringFlag{Name: "auth-issuer", EnvVars: []string{"MCPGEN_AUTH_ISSUER"}, Usage: "accept only bearer tokens from the authorization server `URL`, as a built connector does"},
+			&ucli.StringFlag{Name: "auth-audience", EnvVars: []string{"MCPGEN_AUTH_AUDIENCE"}, Usage: "require `AUD` in the tokens' aud claim instead of the public URL + /mcp"},
+			&ucli.StringFlag{Name: "auth-introspection", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION"}, Usage: "verify opaque tokens at this RFC 7662 `URL` ($MCPGEN_AUTH_CLIENT_ID, $MCPGEN_AUTH_CLIENT_SECRET)"},
+			&ucli.StringFlag{Name: "auth-scopes", EnvVars: []string{"MCPGEN_AUTH_SCOPES"}, Usage: "require these space-separated `SCOPES` on every request"},
+			&ucli.StringFlag{Name: "public-url", EnvVars: []string{"MCPGEN_PUBLIC_URL"}, Usage: "the `URL` hosts reach the dev server at (a tunnel's); names the OAuth resource (default: the --addr URL)"},
+			&ucli.StringFlag{Name: "rate-limit", EnvVars: []string{"MCPGEN_RATE_LIMIT"}, Usage: "allow each caller at most `N/DURATION` tool calls, such as 120/1m"},
 		},
 		Action: runDev,
 	}
@@ -43,10 +55,17 @@ func runDev(c *ucli.Context) error {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
 	}
+	a, err := devAuth(c)
+	if err != nil {
+		return err
+	}
 	err = dev.Run(c.Context, dev.Options{
 		Dir:        dir,
 		Addr:       addr,
 		AllowHosts: c.StringSlice("allow-host"),
+		Auth:       a,
+		PublicURL:  c.String("public-url"),
+		RateLimit:  c.String("rate-limit"),
 		Stdout:     c.App.Writer,
 		Stderr:     c.App.ErrWriter,
 	})
@@ -54,4 +73,33 @@ func runDev(c *ucli.Context) error {
 		return nil // interrupted: the normal way to stop the dev server
 	}
 	return err
+}
+
+// devAuth reads the auth flags of mcpgen dev: the same as a connector
+// binary's, checked the same way (an auth flag without --auth-issuer is a
+// mistake, not "no auth").
+func devAuth(c *ucli.Context) (*runtime.Auth, error) {
+	if c.String("rate-limit") != "" {
+		if _, err := runtime.ParseRate(c.String("rate-limit")); err != nil {
+			return nil, usagef("--rate-limit: %v", err)
+		}
+	}
+	issuer := c.String("auth-issuer")
+	if issuer == "" {
+		for _, f := range []string{"auth-audience", "auth-introspection", "auth-scopes"} {
+			if c.String(f) != "" {
+				return nil, usagef("--%s needs --auth-issuer (the authorization server whose tokens are accepted)", f)
+			}
+		}
+		return nil, nil
+	}
+	a := &runtime.Auth{
+		Issuer:           issuer,
+		Audience:         c.String("auth-audience"),
+		IntrospectionURL: c.String("auth-introspection"),
+		Scopes:           strings.Fields(c.String("auth-scopes")),
+		ClientID:         os.Getenv("MCPGEN_AUTH_CLIENT_ID"),
+		ClientSecret:     os.Getenv("MCPGEN_AUTH_CLIENT_SECRET"),
+	}
+	return a, nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/inspector"
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // Options configure Run.
@@ -54,6 +55,14 @@ type Options struct {
 	// Ready, when set, is called once with the front's URL after the first
 	// build (good or bad) has been reported.
 	Ready func(url string)
+	// Auth, when set, makes the front an OAuth resource server like a built
+	// connector with --auth-issuer: it verifies the host's tokens and passes
+	// the caller's identity to the connector. PublicURL names the resource
+	// (default: the front's own URL); RateLimit is the connector's
+	// --rate-limit.
+	Auth      *runtime.Auth
+	PublicURL string
+	RateLimit string
 	// Events, when set, is called after every rebuild that follows Ready,
 	// with what happened.
 	// Benchmarks and tools use it; the terminal output does not depend on it.
@@ -95,6 +104,7 @@ type runner struct {
 	dir    string
 	out    *term
 	front  *front
+	gate   *runtime.AuthGate // nil without Options.Auth
 	evs    chan event
 	tmp    string
 	views  Views
@@ -153,6 +163,16 @@ func newRunner(opts Options) (*runner, error) {
 		front:    newFront(filepath.Base(dir)+" (mcpgen dev)", "dev", evs),
 		evs:      evs,
 	}
+	if opts.Auth != nil {
+		r.front.key = newDevKey()
+		r.opts.Env = append(slices.Clip(r.opts.Env), runtime.DevFrontKeyEnv+"="+r.front.key)
+	}
+	if opts.RateLimit != "" {
+		if _, err := runtime.ParseRate(opts.RateLimit); err != nil {
+			return nil, fmt.Errorf("--rate-limit: %v", err)
+		}
+		r.opts.Env = append(slices.Clip(r.opts.Env), "MCPGEN_RATE_LIMIT="+opts.RateLimit)
+	}
 	if r.opts.Builder == nil {
 		b, err := defaultBuilder(dir)
 		if err != nil {
@@ -169,6 +189,12 @@ func (r *runner) run(ctx context.Context) (err error) {
 		return fmt.Errorf("listening on %s: %w (pass --addr to use another address)", r.opts.Addr, err)
 	}
 	url := "http://" + displayAddr(ln.Addr()) + "/mcp"
+	if r.opts.Auth != nil {
+		if err := r.newGate(displayAddr(ln.Addr())); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	r.tmp, err = os.MkdirTemp("", "mcpgen-dev-")
 	if err != nil {
 		ln.Close()

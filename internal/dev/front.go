@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +31,7 @@ const childProtocol = "2025-11-25"
 type front struct {
 	srv    *mcp.Server
 	events chan<- event // to the dev loop: the connector's lists changed
+	key    string       // this run's secret for the connector (auth only; auth.go)
 
 	mu    sync.Mutex
 	cur   *conn              // current connector; nil until a build succeeds
@@ -55,6 +57,7 @@ type snapshot struct {
 // (lists, subscriptions, completions) and one session per host session.
 type conn struct {
 	child    *child
+	client   *http.Client // nil: the SDK's default
 	control  *mcp.ClientSession
 	caps     *mcp.ServerCapabilities
 	inflight sync.WaitGroup
@@ -261,7 +264,7 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 	cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
-	cs, err := cl.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: c.child.url(), MaxRetries: -1},
+	cs, err := cl.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: c.child.url(), MaxRetries: -1, HTTPClient: c.client},
 		&mcp.ClientSessionOptions{ProtocolVersion: childProtocol})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the connector: %w", err)
@@ -283,7 +286,7 @@ func (f *front) connect(ctx context.Context, ch *child) (*conn, *snapshot, error
 		default:
 		}
 	}
-	c := &conn{child: ch, hosts: map[*mcp.ServerSession]*hostLink{}}
+	c := &conn{child: ch, hosts: map[*mcp.ServerSession]*hostLink{}, client: f.client()}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpgen-dev", Version: "dev"}, &mcp.ClientOptions{
 		Capabilities:               &mcp.ClientCapabilities{},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { notify(event{relist: ch}) },
@@ -293,7 +296,7 @@ func (f *front) connect(ctx context.Context, ch *child) (*conn, *snapshot, error
 			_ = f.srv.ResourceUpdated(ctx, r.Params)
 		},
 	})
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ch.url(), MaxRetries: -1},
+	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ch.url(), MaxRetries: -1, HTTPClient: c.client},
 		&mcp.ClientSessionOptions{ProtocolVersion: childProtocol})
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to the connector: %w", err)
@@ -646,6 +649,7 @@ func (f *front) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		return errorResult(err), nil
 	}
 	defer l.track(ctx)()
+	ctx = forwarding(ctx, req.Extra)
 	return l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
 }
 
@@ -664,6 +668,7 @@ func (f *front) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, err
 	}
 	defer l.track(ctx)()
+	ctx = forwarding(ctx, req.Extra)
 	return l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: req.Params.Meta, URI: req.Params.URI})
 }
 
@@ -678,6 +683,7 @@ func (f *front) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 		return nil, err
 	}
 	defer l.track(ctx)()
+	ctx = forwarding(ctx, req.Extra)
 	return l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
 }
 

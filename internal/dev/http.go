@@ -14,10 +14,14 @@ import (
 // Host, which also rejects a tunnel; this check keeps the protection and
 // admits the names the developer allowed.
 func (r *runner) handler() http.Handler {
-	mcpH := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.front.srv },
+	var mcpH http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.front.srv },
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	allow := r.opts.AllowHosts
 	mux := http.NewServeMux()
+	if r.gate != nil {
+		mcpH = r.gate.Wrap(mcpH)
+		r.gate.Mount(mux)
+	}
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, req *http.Request) {
 		if !hostAllowed(hostOnly(req.Host), allow) {
 			http.Error(w, "mcpgen dev: Host "+req.Host+" is not allowed (DNS-rebinding protection); "+

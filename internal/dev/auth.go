@@ -1,0 +1,167 @@
+package dev
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpgen/mcpgen/runtime"
+)
+
+// Authorization in mcpgen dev: the front checks the host's bearer token
+// exactly as a built connector would (the same runtime.AuthGate: 401 with
+// the metadata challenge, 403 for missing scopes, sessions bound to the
+// subject), then forwards each call to the connector with the verified
+// identity in a header. The connector trusts that header only with this
+// run's secret key, which it gets in $MCPGEN_DEV_FRONT_KEY, so another
+// local process cannot make up an identity.
+
+// newDevKey returns a fresh secret for one dev run.
+func newDevKey() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newGate builds the front's auth gate once its address is known: without
+// --public-url the resource is the front's own URL.
+func (r *runner) newGate(addr string) error {
+	public := r.opts.PublicURL
+	if public == "" {
+		public = "http://" + addr
+	}
+	g, err := runtime.NewAuthGate(runtime.AuthGateConfig{
+		Auth:      *r.opts.Auth,
+		PublicURL: public,
+		Name:      filepath.Base(r.dir),
+		Logger:    slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		ScopesFor: r.front.scopesFor,
+		Declared:  r.front.declaredScopes,
+	})
+	if err != nil {
+		return err
+	}
+	r.gate = g
+	return nil
+}
+
+// identityKey carries the verified caller from a host request to the
+// requests the front makes to the connector on its behalf.
+type identityKey struct{}
+
+// forwarding returns ctx carrying the caller of the host request req.
+func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
+	if extra == nil || extra.TokenInfo == nil {
+		return ctx
+	}
+	id := runtime.IdentityOf(extra.TokenInfo)
+	if id == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// frontTransport adds the run's key, and the caller's identity when the
+// request is made on a caller's behalf, to every request to the connector.
+type frontTransport struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set(runtime.DevKeyHeader, t.key)
+	if id, ok := req.Context().Value(identityKey{}).(*runtime.Identity); ok {
+		req.Header.Set(runtime.DevIdentityHeader, runtime.EncodeDevIdentity(id))
+	}
+	return t.next.RoundTrip(req)
+}
+
+// client returns the HTTP client for talking to the connector.
+func (f *front) client() *http.Client {
+	if f.key == "" {
+		return nil // the SDK's default
+	}
+	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport}}
+}
+
+// scopesFor returns the scopes the current connector declares for one
+// request (its tools, resources and prompts list them in
+// _meta["mcpgen/scopes"]).
+func (f *front) scopesFor(method, name, uri string) []string {
+	f.mu.Lock()
+	snap := f.snap
+	f.mu.Unlock()
+	if snap == nil {
+		return nil
+	}
+	switch method {
+	case "tools/call":
+		for _, t := range snap.tools {
+			if t.Name == name {
+				return metaScopes(t.Meta)
+			}
+		}
+	case "prompts/get":
+		for _, p := range snap.prompts {
+			if p.Name == name {
+				return metaScopes(p.Meta)
+			}
+		}
+	case "resources/read":
+		for _, r := range snap.resources {
+			if r.URI == uri {
+				return metaScopes(r.Meta)
+			}
+		}
+		for _, t := range snap.templates {
+			if tpl, err := uritemplate.New(t.URITemplate); err == nil && tpl.Match(uri) != nil {
+				return metaScopes(t.Meta)
+			}
+		}
+	}
+	return nil
+}
+
+// declaredScopes lists every scope the current connector declares.
+func (f *front) declaredScopes() []string {
+	f.mu.Lock()
+	snap := f.snap
+	f.mu.Unlock()
+	if snap == nil {
+		return nil
+	}
+	var all []string
+	for _, t := range snap.tools {
+		all = append(all, metaScopes(t.Meta)...)
+	}
+	for _, r := range snap.resources {
+		all = append(all, metaScopes(r.Meta)...)
+	}
+	for _, t := range snap.templates {
+		all = append(all, metaScopes(t.Meta)...)
+	}
+	for _, p := range snap.prompts {
+		all = append(all, metaScopes(p.Meta)...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+func metaScopes(m mcp.Meta) []string {
+	list, _ := m[runtime.ScopesMetaKey].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package runtime
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// DevFrontKeyEnv is the environment variable through which mcpgen dev
+// gives the connector it runs a secret for this run. With it set, the
+// connector answers only requests carrying the secret (those of dev's
+// front, which verified the host's token) and takes the caller's identity
+// from the front instead of checking tokens itself.
+const DevFrontKeyEnv = "MCPGEN_DEV_FRONT_KEY"
+
+// The headers dev's front adds to what it forwards to the connector.
+const (
+	DevKeyHeader      = "X-Mcpgen-Dev-Key"
+	DevIdentityHeader = "X-Mcpgen-Dev-Identity"
+)
+
+// WithDevFront makes the server trust the identity mcpgen dev's front
+// forwards, on requests proving they come from it with key. Run sets it
+// from $MCPGEN_DEV_FRONT_KEY.
+func WithDevFront(key string) Option { return func(o *options) { o.devFrontKey = key } }
+
+// devIdentity is an Identity as it travels in DevIdentityHeader.
+type devIdentity struct {
+	Subject  string         `json:"sub"`
+	Scopes   []string       `json:"scopes,omitempty"`
+	Issuer   string         `json:"iss,omitempty"`
+	ClientID string         `json:"client_id,omitempty"`
+	Expiry   int64          `json:"exp,omitempty"`
+	Claims   map[string]any `json:"claims,omitempty"`
+}
+
+// EncodeDevIdentity encodes id for DevIdentityHeader.
+func EncodeDevIdentity(id *Identity) string {
+	d := devIdentity{Subject: id.Subject, Scopes: id.Scopes, Issuer: id.Issuer, ClientID: id.ClientID, Claims: id.Claims}
+	if !id.Expiry.IsZero() {
+		d.Expiry = id.Expiry.Unix()
+	}
+	b, _ := json.Marshal(d)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeDevIdentity(s string) (*Identity, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false
+	}
+	var d devIdentity
+	if json.Unmarshal(b, &d) != nil || d.Subject == "" {
+		return nil, false
+	}
+	id := &Identity{Subject: d.Subject, Scopes: d.Scopes, Issuer: d.Issuer, ClientID: d.ClientID, Claims: d.Claims}
+	if d.Expiry != 0 {
+		id.Expiry = unixTime(d.Expiry)
+	}
+	return id, true
+}
+
+// devFront admits only requests carrying the run's key, and passes the
+// identity the front verified on to the handlers.
+func (s *Server) devFront(next http.Handler) http.Handler {
+	withInfo := sdkTokenInfo()(next)
+	key := []byte(s.opts.devFrontKey)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get(DevKeyHeader)), key) != 1 {
+			s.logger.Warn("dev: refused a request that did not come from mcpgen dev's front", "remote", r.RemoteAddr)
+			http.Error(w, "Forbidden: this connector runs behind mcpgen dev; connect to the address mcpgen dev printed", http.StatusForbidden)
+			return
+		}
+		raw := r.Header.Get(DevIdentityHeader)
+		r.Header.Del(DevKeyHeader)
+		r.Header.Del(DevIdentityHeader)
+		if raw == "" {
+			next.ServeHTTP(w, r) // the front's own requests (lists) have no caller
+			return
+		}
+		id, ok := decodeDevIdentity(raw)
+		if !ok {
+			http.Error(w, "Bad Request: malformed "+DevIdentityHeader, http.StatusBadRequest)
+			return
+		}
+		r.Header.Set("Authorization", "Bearer mcpgen-dev-front")
+		withInfo.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))))
+	})
+}
+
+func unixTime(sec int64) time.Time { return time.Unix(sec, 0) }
