@@ -9,7 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -152,7 +154,7 @@ func TestReliabilityStdio(t *testing.T) {
 		}
 	}
 	// Still serving.
-	c.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C4","limit":1}}}`)
+	c.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C4","limit":1.0}}}`) // 1.0: an integer to JSON Schema
 	if r := c.recv(); r.Error != nil || string(r.ID) != "20" || !strings.Contains(string(r.Result), "C4-1") {
 		t.Errorf("after bad input: %+v %s", r.Error, r.Result)
 	}
@@ -467,9 +469,58 @@ func TestReliabilityHTTP(t *testing.T) {
 	if b := readSSE(t, resp.Body); !strings.Contains(b, "C2-1") {
 		t.Errorf("the session after bad requests: %s", b)
 	}
-	resp = post(t, url, `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3","limit":1},`+meta2026+`}}`,
+	resp = post(t, url, `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3","limit":1e0},`+meta2026+`}}`,
 		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "find_orders"})
 	if b, _ := io.ReadAll(resp.Body); !strings.Contains(string(b), "C3-1") {
 		t.Errorf("a 2026-07-28 call after bad requests: %s %s", resp.Status, b)
+	}
+}
+
+// TestSlowBody checks that a client sending its request body slowly cannot
+// hold a connection beyond the read timeout, while an event stream stays
+// open past it.
+func TestSlowBody(t *testing.T) {
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- runtime.Run(ctx, testApp(newProbe()), []string{"--addr", "127.0.0.1:0", "--drain", "1s"}, strings.NewReader(""), io.Discard, &stderr,
+			runtime.WithHTTPTimeouts(300*time.Millisecond, 0))
+	}()
+	url := waitURL(t, &stderr)
+	defer func() { cancel(); <-done }()
+
+	// A session with a standing GET stream, subscribed to a resource.
+	updated := make(chan string, 1)
+	cs := httpClient(t, url, "2025-11-25", &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	})
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://watched"}); err != nil {
+		t.Fatal(err)
+	}
+
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body[:5])
+	// The rest of the body never comes: the server gives up on it.
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	b, err := io.ReadAll(conn)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the server still holds the connection of a stalled body; read %q", b)
+	}
+
+	// The GET stream outlived the read timeout: a change still reaches it.
+	time.Sleep(400 * time.Millisecond)
+	call(t, cs, "touch", nil)
+	select {
+	case <-updated:
+	case <-time.After(10 * time.Second):
+		t.Error("the session's event stream did not outlive the read timeout")
 	}
 }

@@ -67,7 +67,13 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		// A request body must arrive within the read timeout, and an idle
+		// keep-alive connection is closed after the idle timeout (WithHTTPTimeouts).
+		// There is no write timeout: event streams stay open as long as
+		// their clients keep them.
+		ReadTimeout: s.opts.readTimeout,
+		IdleTimeout: s.opts.idleTimeout,
+		ErrorLog:    slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	mode := ""
 	if s.opts.stateless {

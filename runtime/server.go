@@ -73,6 +73,8 @@ type options struct {
 	now            func() time.Time // rate limits; time.Now when nil
 	maxLineBytes   int
 	devFrontKey    string // devfront.go
+	readTimeout    time.Duration
+	idleTimeout    time.Duration
 }
 
 // Option configures NewServer.
@@ -148,6 +150,23 @@ func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessi
 // when unset); the handler then gets an error.
 func WithClientRequestTimeout(d time.Duration) Option { return func(o *options) { o.askTimeout = d } }
 
+// DefaultReadTimeout bounds how long a connector binary waits for one
+// HTTP request, body included: a client sending its body slowly cannot
+// hold a connection for longer.
+const DefaultReadTimeout = 30 * time.Second
+
+// DefaultIdleTimeout is how long a connector binary keeps an idle
+// keep-alive HTTP connection open.
+const DefaultIdleTimeout = 2 * time.Minute
+
+// WithHTTPTimeouts sets how long the connector binary's HTTP server waits
+// for a request with its body (DefaultReadTimeout when 0) and keeps an idle
+// connection (DefaultIdleTimeout when 0). Event streams are not bounded:
+// they stay open while their clients keep them.
+func WithHTTPTimeouts(read, idle time.Duration) Option {
+	return func(o *options) { o.readTimeout, o.idleTimeout = read, idle }
+}
+
 // NewServer registers app's tools, resources, prompts, completions and views
 // on a new go-sdk server. It reports every invalid registration (a bad schema,
 // a duplicate name, a tool naming an unknown view) in one error.
@@ -176,6 +195,12 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	}
 	if o.askTimeout <= 0 {
 		o.askTimeout = DefaultClientRequestTimeout
+	}
+	if o.readTimeout <= 0 {
+		o.readTimeout = DefaultReadTimeout
+	}
+	if o.idleTimeout <= 0 {
+		o.idleTimeout = DefaultIdleTimeout
 	}
 	s := &Server{
 		app:         app,

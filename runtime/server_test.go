@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -186,9 +187,38 @@ func TestTruncation(t *testing.T) {
 	if res.IsError {
 		t.Fatal(textOf(t, res))
 	}
-	want := strings.Repeat("é", 100) + "\n\n… truncated: showing the first 100 of 1000 characters"
-	if got := textOf(t, res); got != want {
+	// The cap (100, advertised as anthropic/maxResultSizeChars) holds the
+	// notice too.
+	want := strings.Repeat("é", 45) + "\n\n… truncated: showing the first 45 of 1000 characters"
+	got := textOf(t, res)
+	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if n := utf8.RuneCountInString(got); n > 100 {
+		t.Errorf("the truncated text has %d characters, over the cap of 100", n)
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "big" && tool.Meta["anthropic/maxResultSizeChars"] != 100.0 {
+			t.Errorf("big advertises %v", tool.Meta["anthropic/maxResultSizeChars"])
+		}
+	}
+	// Caps of every size: the text never exceeds them.
+	for _, max := range []int{1, 10, 54, 55, 56, 999, 1000} {
+		app := testApp(newProbe())
+		for i := range app.Tools {
+			if app.Tools[i].Name == "big" {
+				app.Tools[i].MaxResultChars = max
+			}
+		}
+		_, cs := connect(t, app, nil)
+		got := textOf(t, call(t, cs, "big", nil))
+		if n := utf8.RuneCountInString(got); n > max || (max == 1000 && got != strings.Repeat("é", 1000)) {
+			t.Errorf("cap %d: %d characters: %q", max, n, got)
+		}
 	}
 }
 

@@ -526,7 +526,18 @@ func truncate(res *mcp.CallToolResult, max int) {
 	if total <= max {
 		return
 	}
-	left := max
+	// The notice counts against the cap: the text sent, notice included,
+	// is at most max characters, the size the tool advertises.
+	const format = "\n\n… truncated: showing the first %d of %d characters"
+	keep := max - runeCount(fmt.Sprintf(format, max, total))
+	if keep < 0 {
+		keep = 0
+	}
+	notice := fmt.Sprintf(format, keep, total)
+	if runeCount(notice) > max {
+		notice = firstRunes(notice, max)
+	}
+	left := keep
 	out := res.Content[:0:0]
 	var last *mcp.TextContent
 	for _, c := range res.Content {
@@ -548,7 +559,6 @@ func truncate(res *mcp.CallToolResult, max int) {
 		last = &cp
 		out = append(out, last)
 	}
-	notice := fmt.Sprintf("\n\n… truncated: showing the first %d of %d characters", max, total)
 	if last != nil {
 		last.Text += notice
 	} else {
@@ -584,8 +594,17 @@ func Decode(args json.RawMessage, v any) error {
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return nil
 	}
-	if err := json.Unmarshal(trimmed, v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
+	err := json.Unmarshal(trimmed, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+		// 50.0 and 5e1 are integers to JSON Schema, but not to
+		// encoding/json: write them as integers and try again.
+		if norm, changed := integralNumbers(trimmed); changed {
+			err = json.Unmarshal(norm, v)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("invalid arguments: %s", decodeError(err))
 	}
 	return nil
 }
