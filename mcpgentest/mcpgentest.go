@@ -214,7 +214,7 @@ func (c *Connector) render(q url.Values, what string, opts []ViewOption) *View {
 		c.t.Fatalf("mcpgentest: rendering %s: %v", what, err)
 	}
 	c.t.Cleanup(bv.Close)
-	v := &View{t: c.t, v: bv}
+	v := &View{t: c.t, v: bv, timeout: c.timeout}
 	switch bv.Status {
 	case browser.StatusTimeout:
 		c.t.Fatalf("mcpgentest: the view of %s never became ready within %s%s", what, c.timeout, problems(bv))
@@ -292,8 +292,36 @@ func (c *Connector) close() {
 
 // View is a rendered view.
 type View struct {
-	t testing.TB
-	v *browser.View
+	t       testing.TB
+	v       *browser.View
+	timeout time.Duration
+}
+
+// Click clicks the first element of the view that matches the CSS
+// selector; none fails the test.
+func (v *View) Click(selector string) {
+	v.t.Helper()
+	sel, _ := json.Marshal(selector)
+	if got := v.Eval(`(() => { const e = document.querySelector(` + string(sel) + `); if (!e) return "none"; e.click(); return "ok"; })()`); got != "ok" {
+		v.t.Fatalf("mcpgentest: no element of the view matches %s", selector)
+	}
+}
+
+// WaitText waits until the view's text contains text (at most the
+// connector's Timeout); otherwise the test fails, showing the text.
+func (v *View) WaitText(text string) {
+	v.t.Helper()
+	deadline := time.Now().Add(v.timeout)
+	for {
+		got, err := v.v.Text(context.Background())
+		if err == nil && strings.Contains(got, text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("mcpgentest: the view never showed %q; it shows:\n%s%s", text, got, problems(v.v))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Text is the view's visible text.

@@ -1,6 +1,7 @@
 // Package templates holds what `mcpgen new` writes: a working connector with
 // one useful tool, a test that calls it through a real MCP client, the
-// tool's React view, a README, a .gitignore, and a Dockerfile with its
+// tool's React view with a fixture and a test that renders it in headless
+// Chromium (package mcpgentest), a README, a .gitignore, and a Dockerfile with its
 // .dockerignore. Files named NAME.tmpl are
 // text/template documents (so no embedded file is a .go file or a go.mod
 // that would change this module); other files are copied as they are. A
@@ -48,7 +49,8 @@ type Data struct {
 
 // viewOnly reports whether a project file belongs to the view.
 func viewOnly(rel string) bool {
-	return strings.HasPrefix(rel, "ui/") || rel == "package.json" || rel == "tsconfig.json"
+	return strings.HasPrefix(rel, "ui/") || strings.HasPrefix(rel, "fixtures/") ||
+		rel == "package.json" || rel == "tsconfig.json" || rel == "stats_view_test.go"
 }
 
 // Files renders every template into file contents keyed by the path to

@@ -234,5 +234,6 @@ func viewHint(view bool) string {
 	if !view {
 		return ""
 	}
-	return "\nThe tool's view is ui/stats.tsx: hosts that support MCP Apps show it with the result."
+	return "\nThe tool's view is ui/stats.tsx: hosts that support MCP Apps show it with the result.\n" +
+		"mcpgen test renders it from fixtures/text_stats/default.json in headless Chromium."
 }

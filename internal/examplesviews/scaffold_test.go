@@ -45,6 +45,23 @@ func TestScaffoldView(t *testing.T) {
 		t.Errorf("mcpgen build of the scaffold built no view: %s", out)
 	}
 	t.Run("tsc", func(t *testing.T) { typecheck(t, dir) })
+	// The scaffold's fixture passes `mcpgen test` in every host preset and
+	// theme, and its view test (package mcpgentest) passes from the
+	// scaffolded project itself, outside this repository.
+	t.Run("mcpgen test", func(t *testing.T) {
+		out, err := exec.Command(mcpgen, "test", dir).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ok: 4 cases passed") {
+			t.Errorf("mcpgen test: %v\n%s", err, out)
+		}
+	})
+	t.Run("go test", func(t *testing.T) {
+		cmd := exec.Command("go", "test", "-count=1", "-run", "TestStatsView", "-v", ".")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestStatsView") {
+			t.Errorf("go test in the scaffold: %v\n%s", err, out)
+		}
+	})
 
 	srv := browsertest.ServeURL(t, testenv.ServeConnector(t, bin))
 	args := map[string]any{"text": scaffoldText, "top": 5}

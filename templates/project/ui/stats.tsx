@@ -30,7 +30,10 @@ export default function StatsView() {
   async function rerank(next: Rank) {
     setError(undefined);
     try {
-      const res = await app.callTool<Stats>("text_stats", { ...input, rank: next });
+      if (!input) return;
+      // Typed by the tool map in ui/mcpgen.d.ts: the arguments are checked
+      // against TextStatsInput, the result is a TextStatsOutput.
+      const res = await app.callTool("text_stats", { ...input, rank: next });
       if (res.isError || !res.structuredContent) throw new Error(res.content[0]?.text ?? "text_stats failed");
       setRanked({ rank: next, stats: res.structuredContent });
     } catch (e) {
