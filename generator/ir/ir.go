@@ -91,10 +91,10 @@ type Tool struct {
 	// Derived data, left out of the IR's JSON.
 	InputTypes  json.RawMessage `json:"-"`
 	OutputTypes json.RawMessage `json:"-"`
-	Annotations  Annotations     `json:"annotations"`
-	TimeoutMS    int64           `json:"timeoutMs,omitempty"` // 0: runtime default
-	UI           string          `json:"ui,omitempty"`        // view name (ui/NAME.tsx)
-	Visibility   []string        `json:"visibility,omitempty"`
+	Annotations Annotations     `json:"annotations"`
+	TimeoutMS   int64           `json:"timeoutMs,omitempty"` // 0: runtime default
+	UI          string          `json:"ui,omitempty"`        // view name (ui/NAME.tsx)
+	Visibility  []string        `json:"visibility,omitempty"`
 	// MaxResultChars overrides the runtime's result-size cap for this tool.
 	MaxResultChars int `json:"maxResultChars,omitempty"`
 	// Scopes are the OAuth scopes a call needs (scope=).
