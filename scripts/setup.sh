@@ -11,6 +11,10 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
 
 log "Go modules"
 go mod download
+# The examples are modules of their own (examples/notes adds SQLite).
+for mod in examples/*/go.mod; do
+  (cd "$(dirname "$mod")" && go mod download)
+done
 
 npm_install() { # dir
   local dir=$1
