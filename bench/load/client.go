@@ -21,6 +21,19 @@ const (
 	statelessVersion = "2026-07-28"
 )
 
+// The methods the load generator can measure (-method).
+const (
+	methodCall = "tools/call"
+	methodList = "tools/list"
+	methodRead = "resources/read"
+)
+
+// summaryURI and summaryText are the resource every server serves.
+const (
+	summaryURI  = "orders://summary"
+	summaryText = "3 open orders, 12 shipped this week, 1 cancelled."
+)
+
 // callArgs are the arguments of every call: limit is left out, so each
 // server must apply its default (10); status is checked against the enum,
 // customer against the pattern.
@@ -33,6 +46,7 @@ type client struct {
 	hc      *http.Client
 	url     string
 	era     string
+	method  string // what call sends: tools/call, tools/list or resources/read
 	session string // Mcp-Session-Id (sessions era)
 	id      int64
 	body    bytes.Buffer
@@ -40,7 +54,7 @@ type client struct {
 }
 
 func newClient(hc *http.Client, url, era string) *client {
-	return &client{hc: hc, url: url, era: era}
+	return &client{hc: hc, url: url, era: era, method: methodCall}
 }
 
 // open starts a session (sessions era): initialize, then
@@ -88,21 +102,35 @@ func (c *client) close() {
 	c.session = ""
 }
 
-// call makes one tools/call of find_orders and returns the JSON-RPC
-// response (valid until the next call).
+// call makes one request of c.method (by default a tools/call of
+// find_orders) and returns the JSON-RPC response (valid until the next
+// call).
 func (c *client) call() ([]byte, error) {
 	c.id++
 	c.body.Reset()
 	c.body.WriteString(`{"jsonrpc":"2.0","id":`)
 	c.body.WriteString(strconv.FormatInt(c.id, 10))
-	c.body.WriteString(`,"method":"tools/call","params":{"name":"find_orders","arguments":`)
-	c.body.WriteString(callArgs)
+	var name string
+	switch c.method {
+	case methodList:
+		c.body.WriteString(`,"method":"tools/list","params":{`)
+	case methodRead:
+		c.body.WriteString(`,"method":"resources/read","params":{"uri":"` + summaryURI + `"`)
+		name = summaryURI
+	default:
+		c.body.WriteString(`,"method":"tools/call","params":{"name":"find_orders","arguments":`)
+		c.body.WriteString(callArgs)
+		name = "find_orders"
+	}
 	if c.era == eraStateless {
-		c.body.WriteString(`,"_meta":{"io.modelcontextprotocol/protocolVersion":"` + statelessVersion +
+		if c.method != methodList {
+			c.body.WriteByte(',')
+		}
+		c.body.WriteString(`"_meta":{"io.modelcontextprotocol/protocolVersion":"` + statelessVersion +
 			`","io.modelcontextprotocol/clientInfo":{"name":"bench-load","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}`)
 	}
 	c.body.WriteString(`}}`)
-	res, _, err := c.post(c.body.Bytes(), "tools/call", "find_orders")
+	res, _, err := c.post(c.body.Bytes(), c.method, name)
 	return res, err
 }
 
@@ -188,10 +216,47 @@ var wantOrders = map[string]any{
 	},
 }
 
-// checkFull verifies a response completely: a result that is not an
-// error, structured content as expected, and a text copy holding the same
-// JSON. The first call of every client is checked this way.
-func checkFull(res []byte) error {
+// checkFull verifies a response to method completely. The first call of
+// every client is checked this way.
+func checkFull(method string, res []byte) error {
+	switch method {
+	case methodList:
+		var r struct {
+			Result *struct {
+				Tools []struct {
+					Name         string         `json:"name"`
+					InputSchema  map[string]any `json:"inputSchema"`
+					OutputSchema map[string]any `json:"outputSchema"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil || r.Result == nil || len(r.Result.Tools) != 1 ||
+			r.Result.Tools[0].Name != "find_orders" || r.Result.Tools[0].InputSchema == nil || r.Result.Tools[0].OutputSchema == nil {
+			return fmt.Errorf("tools/list: want find_orders with its schemas, got %.300s", res)
+		}
+		return nil
+	case methodRead:
+		var r struct {
+			Result *struct {
+				Contents []struct {
+					URI  string `json:"uri"`
+					Text string `json:"text"`
+				} `json:"contents"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil || r.Result == nil || len(r.Result.Contents) != 1 ||
+			r.Result.Contents[0].URI != summaryURI || r.Result.Contents[0].Text != summaryText {
+			return fmt.Errorf("resources/read: want the summary, got %.300s", res)
+		}
+		return nil
+	}
+	return checkCall(res)
+}
+
+// checkCall verifies a tools/call response completely: a result that is
+// not an error, structured content as expected, and a text copy holding
+// the same JSON.
+func checkCall(res []byte) error {
 	var r struct {
 		Result *struct {
 			Content []struct {
@@ -229,9 +294,18 @@ func jsonEqual(a, b any) bool {
 
 // checkQuick is the check of every other call: cheap enough not to load
 // the generator, strict enough to catch an error result.
-func checkQuick(res []byte) error {
-	if !bytes.Contains(res, []byte(`"structuredContent"`)) || bytes.Contains(res, []byte(`"isError":true`)) || !bytes.Contains(res, []byte(`C42-3`)) {
-		return fmt.Errorf("unexpected answer: %.300s", res)
+func checkQuick(method string, res []byte) error {
+	var ok bool
+	switch method {
+	case methodList:
+		ok = bytes.Contains(res, []byte(`"find_orders"`)) && bytes.Contains(res, []byte(`"inputSchema"`))
+	case methodRead:
+		ok = bytes.Contains(res, []byte(summaryText))
+	default:
+		ok = bytes.Contains(res, []byte(`"structuredContent"`)) && !bytes.Contains(res, []byte(`"isError":true`)) && bytes.Contains(res, []byte(`C42-3`))
+	}
+	if !ok || !bytes.Contains(res, []byte(`"result"`)) {
+		return fmt.Errorf("unexpected answer to %s: %.300s", method, res)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@
 //
 //	cd bench/load && go run .
 //	go run . -reps 5 -duration 5s -cpuprofile /tmp/prof
+//	go run . -method tools/list    (or resources/read)
 package main
 
 import (
@@ -41,6 +42,7 @@ type config struct {
 	loadCPU    int
 	cpuprofile string
 	keep       bool
+	method     string
 	binDir     string // set in the pinned child: where the servers are built
 }
 
@@ -58,6 +60,7 @@ func main() {
 	flag.IntVar(&c.loadCPU, "load-cpu", 1, "CPU the load generator is pinned to")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write each server's CPU profile to `DIR`/SERVER-ERA-N-REP.pprof")
 	flag.BoolVar(&c.keep, "keep", false, "keep the built servers (their directory is printed)")
+	flag.StringVar(&c.method, "method", methodCall, "what each call is: tools/call (find_orders), tools/list or resources/read (orders://summary)")
 	flag.StringVar(&c.binDir, "bin-dir", "", "(internal) directory of built servers; set when re-run pinned")
 	flag.Parse()
 	c.servers = split(*servers)
@@ -73,6 +76,12 @@ func main() {
 		if _, ok := serverKinds[s]; !ok {
 			fatalf("-servers: unknown server %q (mcpgen, sdk, mcpgo)", s)
 		}
+	}
+	if c.method != methodCall && c.method != methodList && c.method != methodRead {
+		fatalf("-method: %q is not tools/call, tools/list or resources/read", c.method)
+	}
+	if c.method != methodCall {
+		c.idle = 0 // the memory phase measures tools/call
 	}
 	for _, e := range c.eras {
 		if e != eraSessions && e != eraStateless {

@@ -109,6 +109,7 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 	clients := make([]*client, n)
 	for i := range clients {
 		clients[i] = newClient(hc, s.url, era)
+		clients[i].method = c.method
 		if err := clients[i].open(); err != nil {
 			return sample{}, err
 		}
@@ -143,9 +144,9 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 				res, err := cl.call()
 				if err == nil {
 					if i == 0 {
-						err = checkFull(res)
+						err = checkFull(c.method, res)
 					} else {
-						err = checkQuick(res)
+						err = checkQuick(c.method, res)
 					}
 				}
 				if err != nil {
@@ -208,7 +209,7 @@ func startFor(c config, name, era, profile string) (*server, error) {
 			cl := newClient(newHTTPClient(1), s.url, eraStateless)
 			res, err := cl.call()
 			if err == nil {
-				err = checkFull(res)
+				err = checkCall(res)
 			}
 			s.stop()
 			need = err != nil
@@ -345,7 +346,7 @@ func memory(c config, name string) (mem, error) {
 		for range n {
 			res, err := one.call()
 			if err == nil {
-				err = checkQuick(res)
+				err = checkQuick(methodCall, res)
 			}
 			if err != nil {
 				return err
@@ -388,7 +389,11 @@ func memory(c config, name string) (mem, error) {
 
 func printTables(c config, res map[key][]sample) {
 	fmt.Println()
-	fmt.Printf("tools/call of find_orders over HTTP, server on 1 CPU; medians of %d runs of %v (range of calls/s in brackets)\n\n", c.reps, c.duration)
+	what := "tools/call of find_orders"
+	if c.method != methodCall {
+		what = c.method
+	}
+	fmt.Printf("%s over HTTP, server on 1 CPU; medians of %d runs of %v (range of calls/s in brackets)\n\n", what, c.reps, c.duration)
 	fmt.Println("| era | clients | server | calls/s | p50 | p99 | server CPU/call | server busy | RSS | calls/s vs mcp-go | CPU/call vs mcp-go |")
 	fmt.Println("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, era := range c.eras {

@@ -52,3 +52,12 @@ func FindOrders(ctx context.Context, in FindOrdersInput) (FindOrdersOutput, erro
 	}
 	return out, nil
 }
+
+// Summary is a short text about the order book.
+//
+//mcpgen:resource uri=orders://summary mime=text/plain
+func Summary(ctx context.Context) (string, error) {
+	return findSummary, nil
+}
+
+const findSummary = "3 open orders, 12 shipped this week, 1 cancelled."

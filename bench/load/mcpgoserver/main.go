@@ -22,6 +22,7 @@ func main() {
 	f := findorders.ParseFlags()
 	s := server.NewMCPServer("mcpgoserver", "1.0.0",
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
 		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 	)
@@ -36,5 +37,10 @@ func main() {
 		}
 		return findorders.Find(ctx, in)
 	}))
+	s.AddResource(mcp.NewResource(findorders.SummaryURI, findorders.SummaryName,
+		mcp.WithResourceDescription(findorders.SummaryDescription), mcp.WithMIMEType("text/plain")),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: findorders.SummaryURI, MIMEType: "text/plain", Text: findorders.SummaryText}}, nil
+		})
 	findorders.Serve(f.Addr, server.NewStreamableHTTPServer(s, server.WithStateLess(f.Stateless)))
 }

@@ -29,6 +29,10 @@ func main() {
 		out, err := findorders.Find(ctx, in)
 		return nil, out, err
 	})
+	s.AddResource(&mcp.Resource{URI: findorders.SummaryURI, Name: findorders.SummaryName, Description: findorders.SummaryDescription, MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: findorders.SummaryURI, MIMEType: "text/plain", Text: findorders.SummaryText}}}, nil
+		})
 	opts := &mcp.StreamableHTTPOptions{Stateless: f.Stateless}
 	if !f.Stateless {
 		opts.EventStore = mcp.NewMemoryEventStore(nil)

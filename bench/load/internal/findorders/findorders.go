@@ -70,3 +70,11 @@ func Find(ctx context.Context, in Input) (Output, error) {
 	}
 	return out, nil
 }
+
+// The resource every server serves beside the tool: a short text.
+const (
+	SummaryURI         = "orders://summary"
+	SummaryName        = "summary"
+	SummaryDescription = "Summary is a short text about the order book."
+	SummaryText        = "3 open orders, 12 shipped this week, 1 cancelled."
+)
