@@ -49,7 +49,8 @@ func (s *Server) use(mw mcp.Middleware) {
 func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
 
 // fastPath answers, over HTTP, the tools/call requests whose answer can
-// only be their result, without the go-sdk's JSON-RPC layer: one plain JSON
+// only be their result (and tools/list and resources/read of a fixed
+// resource, on the same terms), without the go-sdk's JSON-RPC layer: one plain JSON
 // response, the arguments decoded once, the result encoded once. Every
 // other request, and every tools/call that might need more than its
 // result, goes to next (the endpoint and its go-sdk handlers) untouched.
@@ -81,8 +82,10 @@ type fastPath struct {
 	s    *Server
 	next http.Handler
 
-	sessions sync.Map // session ID -> *fastSession (sessions era)
-	inflight sync.Map // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
+	sessions sync.Map                  // session ID -> *fastSession (sessions era)
+	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
+	lists    [2]atomic.Pointer[[]byte] // encoded tools/list results: sessions, 2026-07-28
+
 	// events is the sessions' event store (nil without one): a call in a
 	// session at 2025-11-25 or later is answered as the go-sdk answers it, on
 	// a resumable event stream whose events are stored there.
@@ -150,7 +153,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	case stateless:
-		if m := h.Get("Mcp-Method"); m != "tools/call" {
+		if m := h.Get("Mcp-Method"); m != "tools/call" && m != "tools/list" && m != "resources/read" {
 			f.next.ServeHTTP(w, r)
 			return
 		}
@@ -182,34 +185,81 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve answers r when it is a tools/call the fast path can serve, and
 // reports whether it did. It has written nothing when it returns false.
 func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) bool {
-	if !bytes.Contains(body, []byte(`"tools/call"`)) {
+	if !bytes.Contains(body, []byte(`"tools/call"`)) && !bytes.Contains(body, []byte(`"tools/list"`)) && !bytes.Contains(body, []byte(`"resources/read"`)) {
 		if sid != "" && bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
 			f.cancelled(sid, body)
 		}
 		return false
 	}
 	var req fastRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || !validID(req.ID) {
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !validID(req.ID) {
 		return false
 	}
-	var params mcp.CallToolParamsRaw
-	if json.Unmarshal(req.Params, &params) != nil {
+	if stateless && r.Header.Get("Mcp-Method") != req.Method {
 		return false
 	}
-	t, ok := f.s.tools[params.Name]
-	if !ok {
-		return false // the go-sdk's unknown-tool error
+	// What the request is, and what it needs to be answered here.
+	var (
+		meta     mcp.Meta
+		name     string // what Mcp-Name must say (2026-07-28)
+		run      mcp.MethodHandler
+		mreq     mcp.Request
+		mayAsk   bool // the handler may send the client requests
+		mayLog   bool // the handler may send log messages
+		listOnly bool // tools/list: the answer is known in advance
+	)
+	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	switch req.Method {
+	case "tools/call":
+		var params mcp.CallToolParamsRaw
+		if json.Unmarshal(req.Params, &params) != nil {
+			return false
+		}
+		t, ok := f.s.tools[params.Name]
+		if !ok {
+			return false // the go-sdk's unknown-tool error
+		}
+		meta, name, mayAsk, mayLog = params.Meta, params.Name, true, true
+		mreq = &mcp.CallToolRequest{Params: &params, Extra: extra}
+		run = f.s.fastHandler("tools/call", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
+			return t.handle(ctx, req.(*mcp.CallToolRequest))
+		})
+	case "tools/list":
+		var params mcp.ListToolsParams
+		if len(req.Params) > 0 && json.Unmarshal(req.Params, &params) != nil {
+			return false
+		}
+		if params.Cursor != "" || len(f.s.tools) > f.pageSize() {
+			return false // pages: the go-sdk's cursors
+		}
+		meta, listOnly = params.Meta, true
+	case "resources/read":
+		var params mcp.ReadResourceParams
+		if json.Unmarshal(req.Params, &params) != nil {
+			return false
+		}
+		res, ok := f.s.resources[params.URI]
+		if !ok {
+			return false // templates, views, not found: the go-sdk
+		}
+		meta, name, mayLog = params.Meta, params.URI, true
+		mreq = &mcp.ReadResourceRequest{Params: &params, Extra: extra}
+		run = f.s.fastHandler("resources/read", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
+			return f.s.readResource(ctx, req.(*mcp.ReadResourceRequest), res, nil)
+		})
+	default:
+		return false
 	}
-	if _, ok := params.Meta["progressToken"]; ok {
+	if _, ok := meta["progressToken"]; ok {
 		return false
 	}
 	var fs *fastSession
 	if stateless {
-		if !f.statelessOK(r.Header, &params) {
+		if !f.statelessOK(r.Header, meta, name) {
 			return false
 		}
 	} else {
-		if _, ok := params.Meta[mcp.MetaKeyProtocolVersion]; ok {
+		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok {
 			return false // the go-sdk refuses 2026-07-28 _meta in a session
 		}
 		x, ok := f.sessions.Load(sid)
@@ -217,7 +267,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return false // unknown or expired: the endpoint answers 404
 		}
 		fs = x.(*fastSession)
-		if !fs.eligible || fs.logging.Load() {
+		if (mayAsk && !fs.eligible) || (mayLog && fs.logging.Load()) {
 			return false
 		}
 		if fs.userID != "" {
@@ -231,10 +281,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	}
 
 	ctx := r.Context()
-	creq := &mcp.CallToolRequest{
-		Params: &params,
-		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header},
-	}
 	wh := w.Header()
 	wh["Cache-Control"] = []string{"no-cache, no-transform"}
 	var (
@@ -245,7 +291,12 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		end, unlock = func() {}, func() {}
 	)
 	if fs != nil {
-		creq.Session = fs.ss
+		switch x := mreq.(type) {
+		case *mcp.CallToolRequest:
+			x.Session = fs.ss
+		case *mcp.ReadResourceRequest:
+			x.Session = fs.ss
+		}
 		// As through the go-sdk, a call in a session at 2025-11-25 or later
 		// is answered on a resumable event stream: it goes on if the
 		// connection drops, and its result waits in the event store for
@@ -301,10 +352,16 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			unlock = mu.Unlock
 		}
 	}
-	res, err := f.s.fastHandler(t)(ctx, "tools/call", creq)
+	var (
+		res mcp.Result
+		err error
+	)
+	if !listOnly {
+		res, err = run(ctx, req.Method, mreq)
+	}
 	end()
 	defer unlock()
-	if call != nil && call.cancelled.Load() {
+	if (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) {
 		// The client cancelled the call: it gets no response.
 		if stream == "" {
 			w.WriteHeader(http.StatusAccepted)
@@ -312,11 +369,16 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		return true
 	}
 	var out []byte
-	if err != nil {
+	switch {
+	case err != nil:
 		out = errorResponse(req.ID, err)
-	} else {
+	case listOnly:
+		out = f.listResponse(req.ID, stateless)
+	case req.Method == "tools/call":
 		ctr, _ := res.(*mcp.CallToolResult)
 		out = f.resultResponse(req.ID, ctr, stateless)
+	default:
+		out = f.otherResponse(req.ID, res, stateless)
 	}
 	if stream != "" {
 		if err := f.events.Append(ctx, sid, stream, out); err != nil {
@@ -341,22 +403,22 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 // serving it (the _meta triple, the headers that repeat the body) and that
 // the call asks for no log messages; a request that fails goes to the
 // go-sdk, which answers the error.
-func (f *fastPath) statelessOK(h http.Header, p *mcp.CallToolParamsRaw) bool {
-	if v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string); v != h.Get("Mcp-Protocol-Version") {
+func (f *fastPath) statelessOK(h http.Header, meta mcp.Meta, name string) bool {
+	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != h.Get("Mcp-Protocol-Version") {
 		return false
 	}
-	if _, ok := p.Meta[mcp.MetaKeyClientCapabilities].(map[string]any); !ok {
+	if _, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any); !ok {
 		return false
 	}
-	if ci, ok := p.Meta[mcp.MetaKeyClientInfo]; ok {
+	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
 		if _, ok := ci.(map[string]any); !ok {
 			return false
 		}
 	}
-	if _, ok := p.Meta[mcp.MetaKeyLogLevel]; ok {
+	if _, ok := meta[mcp.MetaKeyLogLevel]; ok {
 		return false
 	}
-	if h.Get("Mcp-Name") != p.Name {
+	if h.Get("Mcp-Name") != name {
 		return false
 	}
 	for k := range h {
@@ -424,16 +486,99 @@ func isJSON(ct string) bool {
 	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
 
-// fastHandler is the tool's handler wrapped in the same receiving
-// middleware the go-sdk runs (the request log).
-func (s *Server) fastHandler(t *tool) mcp.MethodHandler {
+// fastHandler is a handler wrapped in the same receiving middleware the
+// go-sdk runs (the request log, protocol errors).
+func (s *Server) fastHandler(_ string, handle func(context.Context, mcp.Request) (mcp.Result, error)) mcp.MethodHandler {
 	var h mcp.MethodHandler = func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
-		return t.handle(ctx, req.(*mcp.CallToolRequest))
+		return handle(ctx, req)
 	}
 	for _, mw := range s.middleware {
 		h = mw(h)
 	}
 	return h
+}
+
+// pageSize is how many items one page of a list holds (the go-sdk's
+// default unless WithPageSize says otherwise).
+func (f *fastPath) pageSize() int {
+	if f.s.opts.pageSize > 0 {
+		return f.s.opts.pageSize
+	}
+	return mcp.DefaultPageSize
+}
+
+// listResponse is the answer to tools/list: every tool on one page, as
+// the go-sdk lists them (by name), encoded once per era until the tools
+// change (SetViews).
+func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
+	i := 0
+	if stateless {
+		i = 1
+	}
+	b := f.lists[i].Load()
+	if b == nil {
+		res := &mcp.ListToolsResult{Tools: []*mcp.Tool{}, Cacheable: mcp.Cacheable{CacheScope: "public"}}
+		for _, t := range f.s.sortedTools() {
+			res.Tools = append(res.Tools, f.s.sdkTool(t))
+		}
+		slices.SortFunc(res.Tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+		if stateless {
+			res.ResultType = "complete"
+			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: f.s.impl}
+		}
+		enc, err := json.Marshal(res)
+		if err != nil {
+			return errorResponse(id, err)
+		}
+		b = &enc
+		f.lists[i].Store(b)
+	}
+	out := make([]byte, 0, len(*b)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, *b...)
+	return append(out, '}')
+}
+
+// toolsChanged drops the encoded tool lists.
+func (f *fastPath) toolsChanged() {
+	f.lists[0].Store(nil)
+	f.lists[1].Store(nil)
+}
+
+// otherResponse encodes the result of a method other than tools/call as
+// the go-sdk does: cacheable results public by default, and under
+// 2026-07-28 the server's identity and the result type.
+func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless bool) []byte {
+	if rr, ok := res.(*mcp.ReadResourceResult); ok && rr != nil && rr.CacheScope == "" {
+		cp := *rr
+		cp.CacheScope = "public"
+		res = &cp
+	}
+	if stateless && res != nil {
+		m := make(mcp.Meta, len(res.GetMeta())+1)
+		for k, v := range res.GetMeta() {
+			m[k] = v
+		}
+		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+			m[mcp.MetaKeyServerInfo] = f.s.impl
+		}
+		res.SetMeta(m)
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return errorResponse(id, err)
+	}
+	if stateless && len(rb) > 2 && !bytes.Contains(rb, []byte(`"resultType":`)) {
+		rb = append(rb[:len(rb)-1], `,"resultType":"complete"}`...)
+	}
+	out := make([]byte, 0, len(rb)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, rb...)
+	return append(out, '}')
 }
 
 // resultResponse encodes the JSON-RPC response holding res. The common

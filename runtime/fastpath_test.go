@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,19 +17,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// contentTypes records the Content-Type of every tools/call response a
-// client receives.
+// contentTypes records the Content-Type of every tools/call, tools/list
+// and resources/read response a client receives.
 type contentTypes struct {
 	mu    sync.Mutex
 	types []string
 }
 
 func (c *contentTypes) RoundTrip(req *http.Request) (*http.Response, error) {
-	call := req.Method == http.MethodPost && req.Header.Get("Mcp-Method") == "tools/call"
-	if req.Method == http.MethodPost && req.Body != nil && !call {
+	call := false
+	if req.Method == http.MethodPost && req.Body != nil {
 		b, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(strings.NewReader(string(b)))
-		call = strings.Contains(string(b), `"tools/call"`)
+		call = strings.Contains(string(b), `"tools/call"`) || strings.Contains(string(b), `"tools/list"`) || strings.Contains(string(b), `"resources/read"`)
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err == nil && call {
@@ -230,10 +231,11 @@ func TestFastPathCancel(t *testing.T) {
 // timeout: the session stays open, since the go-sdk's idle timer sees only
 // the requests it serves.
 func TestFastPathKeepsSessionAlive(t *testing.T) {
-	url := serveHTTP(t, testApp(newProbe()), runtime.WithSessionIdle(300*time.Millisecond))
+	t.Parallel()
+	url := serveHTTP(t, testApp(newProbe()), runtime.WithSessionIdle(time.Second))
 	cs, types := recordingClient(t, url, "2025-06-18", nil)
 	fast := 0
-	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); {
 		res := call(t, cs, "find_orders", map[string]any{"customer": "C1"})
 		if res.IsError {
 			t.Fatal(textOf(t, res))
@@ -280,5 +282,92 @@ func TestFastPathPrimesLongCalls(t *testing.T) {
 		if strings.Contains(l, `"result"`) {
 			t.Errorf("a result after cancellation: %s", l)
 		}
+	}
+}
+
+// TestFastPathListAndRead compares tools/list and resources/read answered
+// by the runtime with the go-sdk's answers (a progress token sends a
+// request to the go-sdk), in a session and under 2026-07-28.
+func TestFastPathListAndRead(t *testing.T) {
+	url := serveHTTP(t, testApp(newProbe()))
+	ctx := context.Background()
+	for _, v := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		cs, types := recordingClient(t, url, v, nil)
+		asJSON := func(x any) string {
+			b, _ := json.Marshal(x)
+			return string(b)
+		}
+		slow, err := cs.ListTools(ctx, &mcp.ListToolsParams{Meta: mcp.Meta{"progressToken": "l"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, err := cs.ListTools(ctx, &mcp.ListToolsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := asJSON(fast), asJSON(slow); got != want {
+			t.Errorf("%s tools/list:\n got %s\nwant %s", v, got, want)
+		}
+		if ct := types.last(); v == "2025-06-18" && ct != "application/json" {
+			t.Errorf("tools/list at %s: Content-Type %q, want the runtime's plain JSON", v, ct)
+		}
+		for _, uri := range []string{"test://static-text", "test://static-binary", "test://watched"} {
+			slow, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: mcp.Meta{"progressToken": "r"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := asJSON(fast), asJSON(slow); got != want {
+				t.Errorf("%s resources/read %s:\n got %s\nwant %s", v, uri, got, want)
+			}
+			if ct := types.last(); v == "2025-06-18" && ct != "application/json" {
+				t.Errorf("resources/read at %s: Content-Type %q, want the runtime's plain JSON", v, ct)
+			}
+		}
+		// Templates and unknown resources stay with the go-sdk.
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://nope"}); err == nil {
+			t.Errorf("%s: reading an unknown resource did not fail", v)
+		}
+	}
+}
+
+// TestFastPathListAfterSetViews checks that the tool list the runtime
+// answers follows SetViews (a tool's view URI changes with its bundle).
+func TestFastPathListAfterSetViews(t *testing.T) {
+	s, err := runtime.NewServer(testApp(newProbe()), runtime.WithLogger(quietLogger(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.Handler())
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	cs, types := recordingClient(t, ts.URL+"/mcp", "2025-06-18", nil)
+	uriOf := func() any {
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct := types.last(); ct != "application/json" {
+			t.Errorf("tools/list: Content-Type %q, want the runtime's plain JSON", ct)
+		}
+		for _, tl := range tools.Tools {
+			if tl.Name == "find_orders" {
+				return tl.Meta["ui/resourceUri"]
+			}
+		}
+		return nil
+	}
+	if got := uriOf(); got != testView.URI {
+		t.Fatalf("find_orders view before SetViews: %v", got)
+	}
+	v := testView
+	v.URI = "ui://orders/77e0b1"
+	s.SetViews([]runtime.View{v})
+	if got := uriOf(); got != v.URI {
+		t.Errorf("find_orders view after SetViews: %v, want %s", got, v.URI)
 	}
 }

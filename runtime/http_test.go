@@ -244,14 +244,20 @@ func TestHTTPProtocolVersionHeader(t *testing.T) {
 }
 
 // readSSE reads one SSE response to its end and returns the data lines.
+// readSSE returns the data of an event stream's events, one a line, or a
+// plain JSON answer as it is.
 func readSSE(t *testing.T, r io.Reader) string {
 	t.Helper()
-	var data []string
+	var data, lines []string
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
+		lines = append(lines, sc.Text())
 		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			data = append(data, d)
 		}
+	}
+	if len(lines) == 1 && strings.HasPrefix(lines[0], "{") {
+		return lines[0]
 	}
 	return strings.Join(data, "\n")
 }

@@ -278,6 +278,7 @@ func (s *Server) SetViews(views []View) {
 		}
 		s.mcp.AddTool(s.sdkTool(t), t.handle)
 	}
+	s.fastPath.toolsChanged() // fastpath.go
 }
 
 func equalViewMeta(a, b ViewMeta) bool {
