@@ -253,9 +253,10 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	sum := sha256.Sum256([]byte(v.HTML))
 	v.Hash = hex.EncodeToString(sum[:])[:16]
 	v.URI = "ui://" + v.Name + "/" + v.Hash
+	vb.inputs = b.inputs(res.Metafile, abs)
+	v.Inputs = b.sources(vb.inputs)
 	vb.view = v
 	vb.warnings = warnings
-	vb.inputs = b.inputs(res.Metafile, abs)
 	return append(diags, warnings...)
 }
 
@@ -285,6 +286,26 @@ func (b *Bundler) inputs(metafile, viewFile string) map[string]stamp {
 			out[p] = stamp{size: -1}
 		}
 	}
+	return out
+}
+
+// sources lists the project's own files among a build's inputs, relative
+// to the module root and sorted; installed packages (node_modules) and files
+// outside the project are left out.
+func (b *Bundler) sources(inputs map[string]stamp) []string {
+	var out []string
+	for p := range inputs {
+		rel, err := filepath.Rel(b.opts.Dir, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(rel, "node_modules/") || strings.Contains(rel, "/node_modules/") {
+			continue
+		}
+		out = append(out, rel)
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/emit"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/generator/load"
 	"github.com/mcpgen/mcpgen/generator/parse"
 )
@@ -33,6 +34,10 @@ type Config struct {
 	// discovered: ui= options are checked against their names and
 	// mcpgen_views_gen.go lists them with URI ui://NAME and no HTML.
 	Views []ir.View
+	// Lint is what the directory-readiness checks know beyond the source
+	// (generator/lint). Their findings are added to the diagnostics as
+	// warnings: they never stop generation.
+	Lint lint.Config
 }
 
 // File is one generated file.
@@ -45,6 +50,9 @@ type File struct {
 type Result struct {
 	Project *ir.Project
 	Files   []File
+	// Lint holds the directory-readiness findings with their own severity
+	// (the diagnostics Generate returns carry them as warnings).
+	Lint []lint.Finding
 }
 
 // IR returns the project as indented JSON, for debugging and golden tests.
@@ -58,8 +66,8 @@ func (r *Result) IR() []byte {
 }
 
 // Generate loads the module at cfg.Dir and generates its files. The result
-// is nil when any error was found; the diagnostics (errors and warnings) are
-// sorted by position.
+// is nil when any error was found; the diagnostics (errors and warnings,
+// lint findings among them) are sorted by position.
 func Generate(ctx context.Context, cfg Config) (*Result, diag.List) {
 	var diags diag.List
 	prog, ok := load.Load(ctx, cfg.Dir, &diags)
@@ -92,8 +100,10 @@ func Generate(ctx context.Context, cfg Config) (*Result, diag.List) {
 		diags.Errorf(diag.Pos{File: prog.Dir}, "emit", hintEmit, msgEmit, ViewsGenFile, err)
 		return nil, diags
 	}
+	findings := lint.Check(proj, cfg.Lint)
+	diags.Append(lint.Diagnostics(findings, true))
 	diags.Sort()
-	return &Result{Project: proj, Files: []File{{Path: GenFile, Contents: app}, {Path: ViewsGenFile, Contents: vs}}}, diags
+	return &Result{Project: proj, Files: []File{{Path: GenFile, Contents: app}, {Path: ViewsGenFile, Contents: vs}}, Lint: findings}, diags
 }
 
 // Changed lists the files whose contents differ from what is in dir (or

@@ -22,7 +22,9 @@ var update = flag.Bool("update", false, "rewrite the want/ sections of testdata/
 // TestGolden runs every testdata/*.txtar case: the sources are written to a
 // fresh module, generated, and compared with want/mcpgen_gen.go,
 // want/mcpgen_views_gen.go and want/diagnostics. Successful cases are then
-// compiled with go build.
+// compiled with go build. Cases named lint_*.txtar test one lint rule each
+// (generator/lint): only their diagnostics are compared, and nothing is
+// built.
 func TestGolden(t *testing.T) {
 	cases, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(cases) == 0 {
@@ -64,12 +66,18 @@ func runCase(t *testing.T, file string) string {
 	if data, ok := caseFile(ar, "views.json"); ok {
 		cfg.Views = bundledViews(t, data)
 	}
+	if data, ok := caseFile(ar, "lint.json"); ok {
+		if err := json.Unmarshal(data, &cfg.Lint); err != nil {
+			t.Fatalf("lint.json: %v", err)
+		}
+	}
 	res, diags := Generate(context.Background(), cfg)
 	got := map[string][]byte{}
 	if len(diags) > 0 {
 		got["diagnostics"] = []byte(diags.Render(dir))
 	}
-	if res != nil {
+	lintOnly := strings.HasPrefix(filepath.Base(file), "lint_")
+	if res != nil && !lintOnly {
 		for _, f := range res.Files {
 			got[f.Path] = f.Contents
 		}
@@ -91,6 +99,9 @@ func runCase(t *testing.T, file string) string {
 		if !diags.HasErrors() {
 			t.Errorf("no result and no errors")
 		}
+		return ""
+	}
+	if lintOnly {
 		return ""
 	}
 	if _, err := Write(dir, res.Files); err != nil {

@@ -8,35 +8,35 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestSimpleText returns a short fixed text.
+// Returns a short fixed text.
 //
 //mcpgen:tool readonly
 func TestSimpleText() (string, error) {
 	return "This is a simple text response for testing.", nil
 }
 
-// TestImageContent returns a one-pixel red PNG image.
+// Returns a one-pixel red PNG image.
 //
 //mcpgen:tool readonly
 func TestImageContent() (mcp.Content, error) {
 	return mcpgen.Image(redPixelPNG(), "image/png"), nil
 }
 
-// TestAudioContent returns a short silent WAV recording.
+// Returns a short silent WAV recording.
 //
 //mcpgen:tool readonly
 func TestAudioContent() (mcp.Content, error) {
 	return mcpgen.Audio(silentWAV(), "audio/wav"), nil
 }
 
-// TestEmbeddedResource returns a text resource embedded in the result.
+// Returns a text resource embedded in the result.
 //
 //mcpgen:tool readonly
 func TestEmbeddedResource() (mcp.Content, error) {
 	return mcpgen.EmbeddedText("test://embedded-resource", "text/plain", "This is an embedded resource content."), nil
 }
 
-// TestMultipleContentTypes returns text, an image and an embedded JSON
+// Returns text, an image and an embedded JSON
 // resource in one result.
 //
 //mcpgen:tool readonly
@@ -48,7 +48,7 @@ func TestMultipleContentTypes() (mcpgen.Contents, error) {
 	}, nil
 }
 
-// TestErrorHandling always fails, to show how an error reaches the model.
+// Always fails, to show how an error reaches the model.
 //
 //mcpgen:tool readonly
 func TestErrorHandling(ctx context.Context) error {

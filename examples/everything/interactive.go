@@ -8,7 +8,7 @@ import (
 	"github.com/mcpgen/mcpgen"
 )
 
-// TestToolWithLogging sends three log messages while it works.
+// Sends three log messages while it works.
 //
 //mcpgen:tool readonly
 func TestToolWithLogging(ctx context.Context) (string, error) {
@@ -21,7 +21,7 @@ func TestToolWithLogging(ctx context.Context) (string, error) {
 	return "Tool with logging executed successfully", nil
 }
 
-// TestToolWithProgress reports its progress three times: 0, 50 and 100 of 100.
+// Reports its progress three times: 0, 50 and 100 of 100.
 //
 //mcpgen:tool readonly
 func TestToolWithProgress(ctx context.Context) (string, error) {
@@ -39,7 +39,7 @@ type SamplingInput struct {
 	Prompt string `json:"prompt"` // The prompt to send to the LLM.
 }
 
-// TestSampling asks the client's language model to answer a prompt.
+// Asks the client's language model to answer a prompt.
 //
 //mcpgen:tool readonly
 func TestSampling(ctx context.Context, in SamplingInput) (string, error) {
@@ -61,7 +61,7 @@ type Contact struct {
 	Email    string `json:"email" mcpgen:"description=User's email address"`
 }
 
-// TestElicitation asks the user for a name and an email address.
+// Asks the user for a name and an email address.
 //
 //mcpgen:tool readonly
 func TestElicitation(ctx context.Context, in ElicitationInput) (string, error) {
@@ -81,7 +81,7 @@ type Profile struct {
 	Verified bool    `json:"verified" mcpgen:"default=true"`
 }
 
-// TestElicitationSep1034Defaults asks for a profile, offering a default for
+// Asks for a profile, offering a default for
 // every field.
 //
 //mcpgen:tool readonly
@@ -93,7 +93,7 @@ func TestElicitationSep1034Defaults(ctx context.Context) (string, error) {
 	return fmt.Sprintf("Elicitation completed: action=%s, content=%+v", action, p), nil
 }
 
-// TestReconnection closes its response stream before it answers, so the
+// Closes its response stream before it answers, so the
 // client must reconnect and resume the stream to get the result (SEP-1699).
 //
 //mcpgen:tool readonly
@@ -112,7 +112,7 @@ type Choices struct {
 	TitledMulti    []string `json:"titledMulti" mcpgen:"enum=value1:First Choice|value2:Second Choice|value3:Third Choice"`
 }
 
-// TestElicitationSep1330Enums asks the user to pick from single- and
+// Asks the user to pick from single- and
 // multi-select lists, with and without display titles.
 //
 //mcpgen:tool readonly

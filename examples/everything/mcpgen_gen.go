@@ -16,7 +16,7 @@ func mcpgenApp() *runtime.App {
 		Tools: []runtime.Tool{
 			{
 				Name:        "json_schema_2020_12_tool",
-				Description: "JSONSchemaTool takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
+				Description: "Takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"Person is the input of json_schema_2020_12_tool.","type":"object","properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"previous":{"description":"Earlier addresses, newest first.","type":"array","items":{"$ref":"#/$defs/address"}}},"additionalProperties":false,"$defs":{"address":{"description":"address is a postal address. Person uses it twice, so the input schema defines it once, under $defs/address, and refers to it with $ref.","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}}}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -30,7 +30,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_audio_content",
-				Description: "TestAudioContent returns a short silent WAV recording.",
+				Description: "Returns a short silent WAV recording.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
@@ -40,7 +40,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_elicitation",
-				Description: "TestElicitation asks the user for a name and an email address.",
+				Description: "Asks the user for a name and an email address.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"ElicitationInput is the question test_elicitation puts to the user.","type":"object","properties":{"message":{"description":"The message to show the user.","type":"string"}},"required":["message"],"additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -54,7 +54,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_elicitation_sep1034_defaults",
-				Description: "TestElicitationSep1034Defaults asks for a profile, offering a default for\nevery field.",
+				Description: "Asks for a profile, offering a default for\nevery field.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -64,7 +64,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_elicitation_sep1330_enums",
-				Description: "TestElicitationSep1330Enums asks the user to pick from single- and\nmulti-select lists, with and without display titles.",
+				Description: "Asks the user to pick from single- and\nmulti-select lists, with and without display titles.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -74,7 +74,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_embedded_resource",
-				Description: "TestEmbeddedResource returns a text resource embedded in the result.",
+				Description: "Returns a text resource embedded in the result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
@@ -84,7 +84,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_error_handling",
-				Description: "TestErrorHandling always fails, to show how an error reaches the model.",
+				Description: "Always fails, to show how an error reaches the model.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultNone,
@@ -94,7 +94,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_image_content",
-				Description: "TestImageContent returns a one-pixel red PNG image.",
+				Description: "Returns a one-pixel red PNG image.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
@@ -104,7 +104,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_multiple_content_types",
-				Description: "TestMultipleContentTypes returns text, an image and an embedded JSON\nresource in one result.",
+				Description: "Returns text, an image and an embedded JSON\nresource in one result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultContent,
@@ -114,7 +114,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_reconnection",
-				Description: "TestReconnection closes its response stream before it answers, so the\nclient must reconnect and resume the stream to get the result (SEP-1699).",
+				Description: "Closes its response stream before it answers, so the\nclient must reconnect and resume the stream to get the result (SEP-1699).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -124,7 +124,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_sampling",
-				Description: "TestSampling asks the client's language model to answer a prompt.",
+				Description: "Asks the client's language model to answer a prompt.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"SamplingInput is what test_sampling asks the client's model.","type":"object","properties":{"prompt":{"description":"The prompt to send to the LLM.","type":"string"}},"required":["prompt"],"additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -138,7 +138,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_simple_text",
-				Description: "TestSimpleText returns a short fixed text.",
+				Description: "Returns a short fixed text.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -148,7 +148,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_tool_with_logging",
-				Description: "TestToolWithLogging sends three log messages while it works.",
+				Description: "Sends three log messages while it works.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -158,7 +158,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_tool_with_progress",
-				Description: "TestToolWithProgress reports its progress three times: 0, 50 and 100 of 100.",
+				Description: "Reports its progress three times: 0, 50 and 100 of 100.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -168,7 +168,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "update_watched_resource",
-				Description: "UpdateWatchedResource changes test://watched-resource and notifies its\nsubscribers.",
+				Description: "Changes test://watched-resource and notifies its\nsubscribers.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true},
 				Result:      runtime.ResultText,
@@ -181,7 +181,7 @@ func mcpgenApp() *runtime.App {
 			{
 				URI:         "test://static-binary",
 				Name:        "static_binary",
-				Description: "StaticBinary is a fixed binary resource: a one-pixel PNG image.",
+				Description: "A fixed binary resource: a one-pixel PNG image.",
 				MIMEType:    "image/png",
 				Result:      runtime.ResultBytes,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
@@ -191,7 +191,7 @@ func mcpgenApp() *runtime.App {
 			{
 				URI:         "test://static-text",
 				Name:        "static_text",
-				Description: "StaticText is a fixed plain-text resource.",
+				Description: "A fixed plain-text resource.",
 				MIMEType:    "text/plain",
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
@@ -202,7 +202,7 @@ func mcpgenApp() *runtime.App {
 				URI:         "test://template/{id}/data",
 				Template:    true,
 				Name:        "template_data",
-				Description: "TemplateData is a JSON record for any id.",
+				Description: "A JSON record for any id.",
 				MIMEType:    "application/json",
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
@@ -216,7 +216,7 @@ func mcpgenApp() *runtime.App {
 			{
 				URI:         "test://watched-resource",
 				Name:        "watched_resource",
-				Description: "WatchedResource is a resource that changes whenever update_watched_resource\nruns; clients can subscribe to it.",
+				Description: "A resource that changes whenever update_watched_resource\nruns; clients can subscribe to it.",
 				MIMEType:    "text/plain",
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
@@ -227,7 +227,7 @@ func mcpgenApp() *runtime.App {
 		Prompts: []runtime.Prompt{
 			{
 				Name:        "test_prompt_with_arguments",
-				Description: "TestPromptWithArguments is a prompt with two arguments.",
+				Description: "A prompt with two arguments.",
 				Arguments: []runtime.PromptArgument{
 					{Name: "arg1", Description: "First test argument", Required: true},
 					{Name: "arg2", Description: "Second test argument", Required: true},
@@ -246,7 +246,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_prompt_with_embedded_resource",
-				Description: "TestPromptWithEmbeddedResource is a prompt that embeds a resource.",
+				Description: "A prompt that embeds a resource.",
 				Arguments: []runtime.PromptArgument{
 					{Name: "resourceUri", Description: "URI of the resource to embed", Required: true},
 				},
@@ -261,7 +261,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_prompt_with_image",
-				Description: "TestPromptWithImage is a prompt that shows an image.",
+				Description: "A prompt that shows an image.",
 				Result:      runtime.ResultMessages,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					return TestPromptWithImage()
@@ -269,7 +269,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_simple_prompt",
-				Description: "TestSimplePrompt is a prompt without arguments.",
+				Description: "A prompt without arguments.",
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					return TestSimplePrompt()

@@ -6,7 +6,7 @@ import (
 	"github.com/mcpgen/mcpgen"
 )
 
-// TestSimplePrompt is a prompt without arguments.
+// A prompt without arguments.
 //
 //mcpgen:prompt
 func TestSimplePrompt() (string, error) {
@@ -19,7 +19,7 @@ type PromptArgs struct {
 	Arg2 string `json:"arg2"` // Second test argument
 }
 
-// TestPromptWithArguments is a prompt with two arguments.
+// A prompt with two arguments.
 //
 //mcpgen:prompt
 func TestPromptWithArguments(in PromptArgs) (string, error) {
@@ -38,7 +38,7 @@ type EmbedArgs struct {
 	ResourceURI string `json:"resourceUri"` // URI of the resource to embed
 }
 
-// TestPromptWithEmbeddedResource is a prompt that embeds a resource.
+// A prompt that embeds a resource.
 //
 //mcpgen:prompt
 func TestPromptWithEmbeddedResource(in EmbedArgs) (mcpgen.Messages, error) {
@@ -48,7 +48,7 @@ func TestPromptWithEmbeddedResource(in EmbedArgs) (mcpgen.Messages, error) {
 	}, nil
 }
 
-// TestPromptWithImage is a prompt that shows an image.
+// A prompt that shows an image.
 //
 //mcpgen:prompt
 func TestPromptWithImage() (mcpgen.Messages, error) {

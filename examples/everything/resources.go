@@ -10,14 +10,14 @@ import (
 	"github.com/mcpgen/mcpgen"
 )
 
-// StaticText is a fixed plain-text resource.
+// A fixed plain-text resource.
 //
 //mcpgen:resource uri=test://static-text mime=text/plain
 func StaticText() (string, error) {
 	return "This is the content of the static text resource.", nil
 }
 
-// StaticBinary is a fixed binary resource: a one-pixel PNG image.
+// A fixed binary resource: a one-pixel PNG image.
 //
 //mcpgen:resource uri=test://static-binary mime=image/png
 func StaticBinary() ([]byte, error) {
@@ -29,7 +29,7 @@ type TemplateVars struct {
 	ID string `json:"id"` // The record to read.
 }
 
-// TemplateData is a JSON record for any id.
+// A JSON record for any id.
 //
 //mcpgen:resource uri=test://template/{id}/data mime=application/json
 func TemplateData(v TemplateVars) (string, error) {
@@ -47,7 +47,7 @@ func CompleteTemplateID(partial string) ([]string, error) {
 // watched counts the changes of test://watched-resource.
 var watched atomic.Int64
 
-// WatchedResource is a resource that changes whenever update_watched_resource
+// A resource that changes whenever update_watched_resource
 // runs; clients can subscribe to it.
 //
 //mcpgen:resource uri=test://watched-resource mime=text/plain
@@ -55,10 +55,10 @@ func WatchedResource() (string, error) {
 	return fmt.Sprintf("Watched resource, version %d", watched.Load()), nil
 }
 
-// UpdateWatchedResource changes test://watched-resource and notifies its
+// Changes test://watched-resource and notifies its
 // subscribers.
 //
-//mcpgen:tool idempotent
+//mcpgen:tool destructive idempotent
 func UpdateWatchedResource(ctx context.Context) (string, error) {
 	n := watched.Add(1)
 	if err := mcpgen.ResourceUpdated(ctx, "test://watched-resource"); err != nil {

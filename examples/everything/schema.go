@@ -16,7 +16,7 @@ type Person struct {
 	Previous []address `json:"previous,omitempty"` // Earlier addresses, newest first.
 }
 
-// JSONSchemaTool takes an input whose schema uses JSON Schema 2020-12
+// Takes an input whose schema uses JSON Schema 2020-12
 // features: $schema, $defs with $ref, and additionalProperties false.
 //
 //mcpgen:tool name=json_schema_2020_12_tool readonly

@@ -63,7 +63,7 @@ type AddNoteInput struct {
 	Schedule *Schedule `json:"schedule,omitempty"`
 }
 
-// AddNote stores a new note or task and returns it with its ID.
+// Stores a new note or task and returns it with its ID.
 //
 //mcpgen:tool additive closedworld title="Add a note"
 func AddNote(ctx context.Context, in AddNoteInput) (Note, error) {
@@ -134,7 +134,7 @@ type ListNotesOutput struct {
 	Total int `json:"total"`
 }
 
-// ListNotes finds notes by words, tag, status and deadline. Use it before
+// Finds notes by words, tag, status and deadline. Use it before
 // update_note or delete_note to find a note's ID.
 //
 //mcpgen:tool readonly closedworld title="List notes"
@@ -183,7 +183,7 @@ type NoteID struct {
 	ID string `json:"id" mcpgen:"pattern=^n[0-9]+$"`
 }
 
-// GetNote returns one note with its whole body.
+// Returns one note with its whole body.
 //
 //mcpgen:tool readonly closedworld title="Get a note"
 func GetNote(ctx context.Context, in NoteID) (Note, error) {
@@ -212,9 +212,9 @@ type UpdateNoteInput struct {
 	Schedule *Schedule `json:"schedule,omitempty"`
 }
 
-// UpdateNote changes a note: marks it done, renames it, reschedules it.
+// Changes a note: marks it done, renames it, reschedules it.
 //
-//mcpgen:tool idempotent closedworld title="Update a note"
+//mcpgen:tool destructive idempotent closedworld title="Update a note"
 func UpdateNote(ctx context.Context, in UpdateNoteInput) (Note, error) {
 	n, err := notes.Update(in.ID, func(n *store.Note) {
 		if in.Title != nil {
@@ -243,7 +243,7 @@ func UpdateNote(ctx context.Context, in UpdateNoteInput) (Note, error) {
 	return toNote(n), nil
 }
 
-// DeleteNote deletes a note for good. It cannot be undone: prefer
+// Deletes a note for good. It cannot be undone: prefer
 // update_note with done=true to close a task.
 //
 //mcpgen:tool destructive idempotent closedworld title="Delete a note"

@@ -112,7 +112,7 @@ type SalesSummary struct {
 	Regions []RegionTotal `json:"regions"`
 }
 
-// SummarizeSales summarizes the shop's sales between two days: revenue,
+// Summarizes the shop's sales between two days: revenue,
 // orders, units and average order value (with the period before for
 // comparison), a revenue series by week, month or quarter, the top products
 // and the split by region. Use drill_down for one product.
@@ -181,13 +181,15 @@ type ProductDetail struct {
 	// best seller).
 	Rank int `json:"rank"`
 	// Share is the product's fraction of all revenue, 0 to 1.
-	Share  float64       `json:"share"`
-	Series []PeriodTotal `json:"series"`
+	Share float64 `json:"share"`
+	// Series is the revenue per period; the data covers one year, so at
+	// most 53 weeks.
+	Series []PeriodTotal `json:"series" mcpgen:"maxItems=53"`
 	// Regions split the product's revenue by region, largest first.
-	Regions []RegionTotal `json:"regions"`
+	Regions []RegionTotal `json:"regions" mcpgen:"maxItems=4"`
 }
 
-// DrillDown looks into one product: its revenue series, units, price
+// Looks into one product: its revenue series, units, price
 // actually paid, rank among all products and split by region.
 //
 //mcpgen:tool readonly closedworld title="Drill down into a product"
@@ -223,10 +225,11 @@ func DrillDown(ctx context.Context, in DrillDownInput) (ProductDetail, error) {
 
 // Catalog lists the products.
 type Catalog struct {
-	Products []Product `json:"products"`
+	// Products are the shop's products; the catalog is small and fixed.
+	Products []Product `json:"products" mcpgen:"maxItems=100"`
 }
 
-// ListProducts lists every product the shop sells, with SKU, category and
+// Lists every product the shop sells, with SKU, category and
 // list price.
 //
 //mcpgen:tool readonly closedworld title="List products"

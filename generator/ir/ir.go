@@ -34,6 +34,33 @@ type Func struct {
 	PkgName string   `json:"pkgName"`
 	Name    string   `json:"name"`
 	Pos     diag.Pos `json:"pos"`
+	// Doc is where the function's doc comment starts (its first "//").
+	Doc diag.Pos `json:"doc,omitzero"`
+}
+
+// Directive is the //mcpgen: line a tool, resource or prompt was declared
+// with, as written: lint findings point at the exact option they are about.
+type Directive struct {
+	Pos     diag.Pos `json:"pos"` // the comment's first slash
+	Options []Option `json:"options,omitempty"`
+}
+
+// Option is one option of a directive, where it was written.
+type Option struct {
+	Name     string   `json:"name"`
+	Value    string   `json:"value,omitempty"` // unquoted
+	Pos      diag.Pos `json:"pos"`
+	ValuePos diag.Pos `json:"valuePos,omitzero"`
+}
+
+// Lookup returns the option called name.
+func (d Directive) Lookup(name string) (Option, bool) {
+	for _, o := range d.Options {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Option{}, false
 }
 
 // TypeRef names a Go type as generated code must spell it. Named types are
@@ -103,6 +130,8 @@ type Tool struct {
 	// 0: no limit of the tool's own.
 	RateLimit int   `json:"rateLimit,omitempty"`
 	RatePerMS int64 `json:"ratePerMs,omitempty"`
+	// Directive is the //mcpgen:tool line as written.
+	Directive Directive `json:"directive"`
 }
 
 // Resource is one //mcpgen:resource: a fixed URI or an RFC 6570 template whose
@@ -120,6 +149,8 @@ type Resource struct {
 	Vars []TemplateVar `json:"vars,omitempty"`
 	// Scopes are the OAuth scopes a read needs (scope=).
 	Scopes []string `json:"scopes,omitempty"`
+	// Directive is the //mcpgen:resource line as written.
+	Directive Directive `json:"directive"`
 }
 
 // TemplateVar binds one URI template variable to an input struct field.
@@ -138,6 +169,8 @@ type Prompt struct {
 	Sig         Signature   `json:"sig"`
 	Arguments   []PromptArg `json:"arguments,omitempty"`
 	Scopes      []string    `json:"scopes,omitempty"` // OAuth scopes a get needs (scope=)
+	// Directive is the //mcpgen:prompt line as written.
+	Directive Directive `json:"directive"`
 }
 
 // PromptArg is one prompt argument, from one string field of the input struct.
@@ -174,6 +207,11 @@ type View struct {
 	HTML string   `json:"-"`    // the bundle; not in IR dumps
 	Hash string   `json:"hash"` // hex sha256 of HTML (first 16 chars)
 	Meta ViewMeta `json:"meta"`
+	// Inputs are the project's own source files the bundle was made of
+	// (relative to the module root, slash-separated, sorted; packages under
+	// node_modules left out), for checks that read a view's code. Empty
+	// when the view was only discovered.
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // ViewMeta is the MCP Apps metadata placed on the view resource (_meta.ui).

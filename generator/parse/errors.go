@@ -55,10 +55,6 @@ const (
 	hintCompleteArgs   = "%ss: %s"
 	msgCompleteFixed   = "resource %s is not a URI template; only template variables can be completed"
 	hintCompleteFixed  = "complete a variable of a resource whose uri= has {variables}"
-	msgLongDescription = "the description of %s %s is %d bytes; hosts truncate descriptions at about 2 KB"
-	hintLongDesc       = "keep the doc comment's first paragraph short; move details into the input's field comments"
-	msgLargeSchema     = "the input schema of tool %s is %d KB; hosts reject tool schemas much over 32 KB"
-	hintLargeSchema    = "split the tool, or simplify its input type"
 	msgDuplicateComp   = "%s %s argument %q is completed by %s and %s"
 	hintDuplicateComp  = "keep one completion function"
 )

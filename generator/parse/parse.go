@@ -35,12 +35,6 @@ type Options struct {
 	Views []ir.View
 }
 
-// Host limits worth a warning.
-const (
-	maxDescription = 2048
-	maxSchema      = 32 * 1024
-)
-
 // emptyInput is the input schema of a tool that takes no input struct.
 var emptyInput = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`)
 
@@ -219,7 +213,7 @@ func (p *parser) collect() []*handler {
 					if !ok || d.Kind == "" || fn == nil {
 						continue
 					}
-					h.ref = ir.Func{PkgPath: pkg.PkgPath, PkgName: pkg.Name, Name: fd.Name.Name, Pos: h.pos}
+					h.ref = ir.Func{PkgPath: pkg.PkgPath, PkgName: pkg.Name, Name: fd.Name.Name, Pos: h.pos, Doc: p.at(fd.Doc.Pos())}
 					h.doc = strings.TrimSpace(fd.Doc.Text())
 					hs = append(hs, h)
 				}
@@ -264,6 +258,7 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		Description: h.doc,
 		Func:        h.ref,
 		UI:          d.Value("ui"),
+		Directive:   irDirective(d),
 	}
 	if t.Name == "" {
 		t.Name = snakeCase(h.decl.Name.Name)
@@ -313,12 +308,6 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 			t.InputTypes = p.schemas.Types(h.in, false)
 		}
 	}
-	if len(t.Description) > maxDescription {
-		p.diags.Warnf(h.pos, "long-description", hintLongDesc, msgLongDescription, "tool", t.Name, len(t.Description))
-	}
-	if len(t.InputSchema) > maxSchema {
-		p.diags.Warnf(h.pos, "large-schema", hintLargeSchema, msgLargeSchema, t.Name, len(t.InputSchema)/1024)
-	}
 	if h.sig.Kind == ir.ResultStruct {
 		res := h.fn.Type().(*types.Signature).Results().At(0).Type()
 		if ptr, isPtr := res.(*types.Pointer); isPtr {
@@ -332,6 +321,20 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		}
 	}
 	return t, ok
+}
+
+// irDirective copies a directive's options with their positions into the
+// IR, so later checks (generator/lint) can point at an option.
+func irDirective(d *directive.Directive) ir.Directive {
+	out := ir.Directive{Pos: d.Pos}
+	for _, o := range d.Options {
+		opt := ir.Option{Name: o.Name, Value: o.Value, Pos: o.Pos}
+		if o.HasValue {
+			opt.ValuePos = o.ValuePos
+		}
+		out.Options = append(out.Options, opt)
+	}
+	return out
 }
 
 // Annotations computes the four tool hints from a tool directive's flags.

@@ -22,6 +22,7 @@ func (p *parser) resource(h *handler) (ir.Resource, bool) {
 		Description: h.doc,
 		MIMEType:    d.Value("mime"),
 		Func:        h.ref,
+		Directive:   irDirective(d),
 	}
 	r.Scopes, _ = directive.Scopes(d.Value("scope"))
 	if r.Name == "" {
@@ -98,6 +99,7 @@ func (p *parser) prompt(h *handler) (ir.Prompt, bool) {
 		Title:       d.Value("title"),
 		Description: h.doc,
 		Func:        h.ref,
+		Directive:   irDirective(d),
 	}
 	pr.Scopes, _ = directive.Scopes(d.Value("scope"))
 	if pr.Name == "" {

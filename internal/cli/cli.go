@@ -154,6 +154,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 			testCommand(),
 			installCommand(),
 			uninstallCommand(),
+			lintCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {

@@ -192,9 +192,9 @@ func TestNewNoView(t *testing.T) {
 	// and exits 1, and writes nothing; generate then writes it.
 	src := filepath.Join(dir, "textstats.go")
 	b, _ := os.ReadFile(src)
-	edited := strings.Replace(string(b), "// TextStats counts", "// TextStats tallies", 1)
+	edited := strings.Replace(string(b), "// Counts the characters", "// Tallies the characters", 1)
 	if edited == string(b) {
-		t.Fatal("textstats.go no longer starts its doc comment with \"TextStats counts\"")
+		t.Fatal("textstats.go no longer starts its doc comment with \"Counts the characters\"")
 	}
 	os.WriteFile(src, []byte(edited), 0o644)
 	gen, _ = os.ReadFile(filepath.Join(dir, "mcpgen_gen.go"))

@@ -136,7 +136,7 @@ func exerciseNotes(t *testing.T, cs *mcp.ClientSession) {
 	}
 
 	add := ts["add_note"]
-	if !strings.HasPrefix(add.Description, "AddNote stores a new note or task") || strings.Contains(add.Description, "mcpgen:") {
+	if !strings.HasPrefix(add.Description, "Stores a new note or task") || strings.Contains(add.Description, "mcpgen:") {
 		t.Errorf("add_note description = %q", add.Description)
 	}
 	if add.Title != "Add a note" {

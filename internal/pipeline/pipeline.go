@@ -22,6 +22,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator"
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/generator/tstypes"
 	"github.com/mcpgen/mcpgen/internal/typecheck"
 )
@@ -58,6 +59,8 @@ type Options struct {
 	// GOOS and GOARCH select the platform Build compiles for; empty means
 	// the GOOS and GOARCH of the environment, else this machine's.
 	GOOS, GOARCH string
+	// Lint configures the directory-readiness checks (generator/lint).
+	Lint lint.Config
 }
 
 // Report says what one Generate or Build did.
@@ -78,6 +81,9 @@ type Report struct {
 	// position. When it holds an error, Generate and Build also return a
 	// *diag.ListError carrying it.
 	Diagnostics diag.List
+	// Lint holds the directory-readiness findings with their own severity;
+	// Diagnostics carries them as warnings.
+	Lint []lint.Finding
 	// Binary is the absolute path of the built binary (Build only).
 	Binary string
 }
@@ -152,7 +158,7 @@ func (p *Project) Generate(ctx context.Context, gopts GenerateOptions) (*Report,
 	rep.Diagnostics.Append(vdiags)
 	rep.Views = views
 
-	res, gdiags := generator.Generate(ctx, generator.Config{Dir: p.opts.Dir, Views: views})
+	res, gdiags := generator.Generate(ctx, generator.Config{Dir: p.opts.Dir, Views: views, Lint: p.opts.Lint})
 	rep.Diagnostics.Append(gdiags)
 	rep.Diagnostics.Sort()
 	if err := ctx.Err(); err != nil {
@@ -160,6 +166,7 @@ func (p *Project) Generate(ctx context.Context, gopts GenerateOptions) (*Report,
 	}
 	if res != nil {
 		rep.Project = res.Project
+		rep.Lint = res.Lint
 	}
 	if rep.Diagnostics.HasErrors() || res == nil {
 		if !rep.Diagnostics.HasErrors() {

@@ -55,6 +55,7 @@ interface DrillDownOutput {
   rank: number;
   /** Share is the product's fraction of all revenue, 0 to 1. */
   share: number;
+  /** Series is the revenue per period; the data covers one year, so at most 53 weeks. */
   series: PeriodTotal[] | null;
   /** Regions split the product's revenue by region, largest first. */
   regions: RegionTotal[] | null;
@@ -120,6 +121,7 @@ type ListProductsInput = {};
  * Catalog lists the products.
  */
 interface ListProductsOutput {
+  /** Products are the shop's products; the catalog is small and fixed. */
   products: Product[] | null;
 }
 
