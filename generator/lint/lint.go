@@ -49,7 +49,10 @@ type Config struct {
 	// with (its --auth-issuer), or "" when it runs without auth. Lint
 	// cannot read the flags a binary will be started with, so the CLI takes
 	// it from --auth-issuer or $MCPGEN_AUTH_ISSUER.
-	AuthIssuer string
+	AuthIssuer string `json:"authIssuer,omitempty"`
+	// AuthKnown reports whether AuthIssuer states the deployment (even as
+	// ""); the auth rules are skipped when it is false.
+	AuthKnown bool `json:"authKnown,omitempty"`
 }
 
 // Finding is one problem a rule found.
@@ -175,4 +178,6 @@ var rules = []*Rule{
 	listWithoutLimit,
 	viewWithoutText,
 	viewNetworkCSP,
+	scopeWithoutIssuer,
+	issuerWithoutScopes,
 }

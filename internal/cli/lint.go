@@ -36,7 +36,7 @@ func lintCommand() *ucli.Command {
 			&ucli.StringFlag{
 				Name:    "auth-issuer",
 				EnvVars: []string{"MCPGEN_AUTH_ISSUER"},
-				Usage:   "the OAuth issuer `URL` the deployed connector verifies tokens with (its --auth-issuer); checks scope= against it",
+				Usage:   "the OAuth issuer `URL` the deployed connector verifies tokens with (its --auth-issuer); empty: it runs without auth. Checks scope= against it",
 			},
 		},
 		Action: runLint,
@@ -65,7 +65,7 @@ func runLint(c *ucli.Context) error {
 	if format != "text" && format != "json" {
 		return usagef("--format %q: want text or json", format)
 	}
-	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true, Lint: lint.Config{AuthIssuer: c.String("auth-issuer")}},
+	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true, Lint: lint.Config{AuthIssuer: c.String("auth-issuer"), AuthKnown: true}},
 		pipeline.GenerateOptions{Check: true})
 	var le *diag.ListError
 	if err != nil && !errors.As(err, &le) {

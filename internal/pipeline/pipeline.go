@@ -60,6 +60,8 @@ type Options struct {
 	// the GOOS and GOARCH of the environment, else this machine's.
 	GOOS, GOARCH string
 	// Lint configures the directory-readiness checks (generator/lint).
+	// The zero value takes what the environment states
+	// (lint.ConfigFromEnv).
 	Lint lint.Config
 }
 
@@ -124,6 +126,9 @@ func Open(opts Options) (*Project, error) {
 	}
 	if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
 		return nil, fmt.Errorf("%s has no go.mod: a connector is a Go module (create one with `mcpgen new DIR`)", abs)
+	}
+	if opts.Lint == (lint.Config{}) {
+		opts.Lint = lint.ConfigFromEnv()
 	}
 	if opts.Stdout == nil {
 		opts.Stdout = io.Discard
