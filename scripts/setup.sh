@@ -51,10 +51,11 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-# Caddy is the reverse proxy of the deployment tests; file tells how a
-# built binary is linked.
+# Caddy and nginx are the reverse proxies of the deployment tests; file
+# tells how a built binary is linked.
 missing_debs=()
 command -v caddy >/dev/null 2>&1 || missing_debs+=(caddy)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing_debs+=(nginx)
 command -v file >/dev/null 2>&1 || missing_debs+=(file)
 if [ ${#missing_debs[@]} -gt 0 ]; then
   log "Debian packages for the deployment tests: ${missing_debs[*]}"

@@ -185,7 +185,61 @@ http://%s:%d {
 	}
 	cmd := exec.Command(caddy, "run", "--config", file, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
-	var logs strings.Builder
+	return startProxy(t, "caddy", cmd, port)
+}
+
+// startNginx runs Debian's nginx on a loopback port as the reverse proxy
+// of host, forwarding to upstream with the settings docs/deploy.md gives,
+// and returns its port.
+func startNginx(t *testing.T, host, upstream string) int {
+	t.Helper()
+	nginx := testenv.Nginx(t)
+	dir := t.TempDir()
+	port := freePort(t)
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "user root;" // workers may not drop to nobody in a temporary directory
+	}
+	conf := fmt.Sprintf(`%s
+daemon off;
+master_process off;
+pid %[2]s/nginx.pid;
+error_log stderr info;
+events { worker_connections 64; }
+http {
+	access_log off;
+	client_body_temp_path %[2]s/body;
+	proxy_temp_path %[2]s/proxy;
+	fastcgi_temp_path %[2]s/fastcgi;
+	uwsgi_temp_path %[2]s/uwsgi;
+	scgi_temp_path %[2]s/scgi;
+	server {
+		listen 127.0.0.1:%[3]d;
+		server_name %[4]s;
+		location / {
+			proxy_pass http://%[5]s;
+			proxy_http_version 1.1;
+			proxy_set_header Host $host;
+			proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+			proxy_set_header X-Forwarded-Proto $scheme;
+			proxy_set_header Connection "";
+			proxy_buffering off;
+			proxy_read_timeout 1h;
+		}
+	}
+}
+`, user, dir, port, host, upstream)
+	file := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startProxy(t, "nginx", exec.Command(nginx, "-p", dir, "-c", file), port)
+}
+
+// startProxy starts cmd and waits until it listens on port.
+func startProxy(t *testing.T, name string, cmd *exec.Cmd, port int) int {
+	t.Helper()
+	var logs syncWriter
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -193,7 +247,7 @@ http://%s:%d {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
+		cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
@@ -201,7 +255,7 @@ http://%s:%d {
 			<-exited
 		}
 		if t.Failed() {
-			t.Logf("caddy:\n%s", logs.String())
+			t.Logf("%s:\n%s", name, logs.String())
 		}
 	})
 	deadline := time.Now().Add(30 * time.Second)
@@ -213,14 +267,31 @@ http://%s:%d {
 		}
 		select {
 		case <-exited:
-			t.Fatalf("caddy exited:\n%s", logs.String())
+			t.Fatalf("%s exited:\n%s", name, logs.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("caddy is not listening on %d:\n%s", port, logs.String())
+			t.Fatalf("%s is not listening on %d:\n%s", name, port, logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // browserTransport sends requests to the loopback proxy under its public
@@ -249,11 +320,12 @@ func statusOf(t *testing.T, hc *http.Client, method, url, body string) int {
 	return resp.StatusCode
 }
 
-// TestDeployBehindCaddy builds a connector as a release (static, versioned),
-// serves it behind Debian's Caddy under a public host name with a browser
-// origin admitted by flag, questions it through the proxy with the go-sdk
-// client, and stops it with SIGTERM while a call is in flight.
-func TestDeployBehindCaddy(t *testing.T) {
+// TestDeployBehindProxy builds a connector as a release (static,
+// versioned), serves it behind Debian's nginx and Caddy under a public host
+// name with a browser origin admitted by flag, questions it through each
+// proxy with the go-sdk client, and stops it with SIGTERM while a call is
+// in flight through Caddy.
+func TestDeployBehindProxy(t *testing.T) {
 	mcpgen, dir := scaffoldDeploy(t)
 	if out, errOut, code := run(t, dir, nil, mcpgen, "build", "--version", "v1.2.3", "-o", "bin/tally"); code != 0 {
 		t.Fatalf("mcpgen build: exit %d\n%s%s", code, out, errOut)
@@ -263,38 +335,15 @@ func TestDeployBehindCaddy(t *testing.T) {
 
 	const public, app = "connector.example.test", "https://app.example.test"
 	c := startConnector(t, bin, []string{"MCPGEN_ALLOW_ORIGIN=" + app}, "--public-url", "https://"+public, "--log-format", "json")
-	port := startCaddy(t, public, strings.TrimSuffix(strings.TrimPrefix(c.url, "http://"), "/mcp"))
-	proxied := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	hostHeader := fmt.Sprintf("%s:%d", public, port)
-
-	browser := &http.Client{Transport: browserTransport{hostHeader, app}}
-	if code := statusOf(t, browser, "GET", strings.TrimSuffix(proxied, "/mcp")+"/healthz", ""); code != 200 {
-		t.Errorf("/healthz through the proxy: %d", code)
-	}
-	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "browser-app", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxied, HTTPClient: browser}, nil)
-	if err != nil {
-		t.Fatalf("connect through the proxy: %v", err)
-	}
+	upstream := strings.TrimSuffix(strings.TrimPrefix(c.url, "http://"), "/mcp")
+	t.Run("nginx", func(t *testing.T) {
+		cs := throughProxy(t, c, public, app, startNginx(t, public, upstream))
+		cs.Close()
+	})
+	// Caddy, and the SIGTERM below, last.
+	cs := throughProxy(t, c, public, app, startCaddy(t, public, upstream))
 	defer cs.Close()
-	if got := cs.InitializeResult().ServerInfo.Version; got != "v1.2.3" {
-		t.Errorf("serverInfo.version %q", got)
-	}
-	res := call(t, cs, "text_stats", map[string]any{"text": "one two three"})
-	if res.IsError || !strings.Contains(text(res), `"words":3`) {
-		t.Errorf("text_stats through the proxy: %s", text(res))
-	}
-
-	// A foreign browser origin and a foreign name are refused.
-	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	foreign := &http.Client{Transport: browserTransport{hostHeader, "https://evil.example.test"}}
-	if code := statusOf(t, foreign, "POST", proxied, initBody); code != http.StatusForbidden {
-		t.Errorf("a foreign origin through the proxy: %d, want 403", code)
-	}
-	if code := statusOf(t, &http.Client{Transport: browserTransport{"evil.example.test", ""}}, "POST", c.url, initBody); code != http.StatusForbidden {
-		t.Errorf("a foreign Host: %d, want 403", code)
-	}
+	ctx := context.Background()
 
 	// SIGTERM while a call is in flight: the call finishes and returns its
 	// result through the proxy, then the process exits 0.
@@ -350,6 +399,59 @@ func TestDeployBehindCaddy(t *testing.T) {
 	if !held {
 		t.Errorf("no request log line for the held call:\n%s", c.stderr())
 	}
+}
+
+// throughProxy questions connector c through the reverse proxy on
+// port under the public name, as the browser app on origin app would, and
+// checks that a foreign origin and a foreign name are refused. It returns
+// the client session.
+func throughProxy(t *testing.T, c *connector, public, app string, port int) *mcp.ClientSession {
+	t.Helper()
+	proxied := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	hostHeader := fmt.Sprintf("%s:%d", public, port)
+
+	browser := &http.Client{Transport: browserTransport{hostHeader, app}}
+	if code := statusOf(t, browser, "GET", strings.TrimSuffix(proxied, "/mcp")+"/healthz", ""); code != 200 {
+		t.Errorf("/healthz through the proxy: %d", code)
+	}
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "browser-app", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxied, HTTPClient: browser}, nil)
+	if err != nil {
+		t.Fatalf("connect through the proxy: %v", err)
+	}
+	if got := cs.InitializeResult().ServerInfo.Version; got != "v1.2.3" {
+		t.Errorf("serverInfo.version %q", got)
+	}
+	res := call(t, cs, "text_stats", map[string]any{"text": "one two three"})
+	if res.IsError || !strings.Contains(text(res), `"words":3`) {
+		t.Errorf("text_stats through the proxy: %s", text(res))
+	}
+	// A 2025-11-25 client: a session, answers as event streams.
+	old, err := mcp.NewClient(&mcp.Implementation{Name: "browser-app", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxied, HTTPClient: browser}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect a 2025-11-25 client through the proxy: %v", err)
+	}
+	if old.ID() == "" {
+		t.Error("no session for a 2025-11-25 client")
+	}
+	if res := call(t, old, "text_stats", map[string]any{"text": "a b"}); res.IsError || !strings.Contains(text(res), `"words":2`) {
+		t.Errorf("text_stats in a session through the proxy: %s", text(res))
+	}
+	old.Close()
+
+	// A foreign browser origin and a foreign name are refused.
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	foreign := &http.Client{Transport: browserTransport{hostHeader, "https://evil.example.test"}}
+	if code := statusOf(t, foreign, "POST", proxied, initBody); code != http.StatusForbidden {
+		t.Errorf("a foreign origin through the proxy: %d, want 403", code)
+	}
+	if code := statusOf(t, &http.Client{Transport: browserTransport{"evil.example.test", ""}}, "POST", c.url, initBody); code != http.StatusForbidden {
+		t.Errorf("a foreign Host: %d, want 403", code)
+	}
+
+	return cs
 }
 
 func waitFile(t *testing.T, path string) {

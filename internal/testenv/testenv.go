@@ -105,3 +105,16 @@ func debianTool(t testing.TB, name string) string {
 	}
 	return p
 }
+
+// Nginx returns the path of nginx (Debian's nginx package), the other
+// reverse proxy of the deployment tests.
+func Nginx(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{"nginx", "/usr/sbin/nginx"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	missing(t, "nginx (Debian package nginx)")
+	return ""
+}
