@@ -41,6 +41,7 @@ func devCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "auth-scopes", EnvVars: []string{"MCPGEN_AUTH_SCOPES"}, Usage: "require these space-separated `SCOPES` on every request"},
 			&ucli.StringFlag{Name: "public-url", EnvVars: []string{"MCPGEN_PUBLIC_URL"}, Usage: "the `URL` hosts reach the dev server at (a tunnel's); names the OAuth resource (default: the --addr URL)"},
 			&ucli.StringFlag{Name: "rate-limit", EnvVars: []string{"MCPGEN_RATE_LIMIT"}, Usage: "allow each caller at most `N/DURATION` tool calls, such as 120/1m"},
+			&ucli.BoolFlag{Name: "no-typecheck", Usage: "do not type-check the views (ui/) in the background with the project's TypeScript compiler"},
 		},
 		Action: runDev,
 	}
@@ -60,14 +61,15 @@ func runDev(c *ucli.Context) error {
 		return err
 	}
 	err = dev.Run(c.Context, dev.Options{
-		Dir:        dir,
-		Addr:       addr,
-		AllowHosts: c.StringSlice("allow-host"),
-		Auth:       a,
-		PublicURL:  c.String("public-url"),
-		RateLimit:  c.String("rate-limit"),
-		Stdout:     c.App.Writer,
-		Stderr:     c.App.ErrWriter,
+		Dir:         dir,
+		Addr:        addr,
+		AllowHosts:  c.StringSlice("allow-host"),
+		Auth:        a,
+		PublicURL:   c.String("public-url"),
+		RateLimit:   c.String("rate-limit"),
+		NoTypeCheck: c.Bool("no-typecheck"),
+		Stdout:      c.App.Writer,
+		Stderr:      c.App.ErrWriter,
 	})
 	if err != nil && c.Context.Err() != nil {
 		return nil // interrupted: the normal way to stop the dev server

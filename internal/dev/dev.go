@@ -63,6 +63,10 @@ type Options struct {
 	Auth      *runtime.Auth
 	PublicURL string
 	RateLimit string
+	// NoTypeCheck turns off the background type check of the views, which
+	// otherwise runs the project's TypeScript compiler (when it has a
+	// tsconfig.json) after every good rebuild and reports its errors.
+	NoTypeCheck bool
 	// Events, when set, is called after every rebuild that follows Ready,
 	// with what happened.
 	// Benchmarks and tools use it; the terminal output does not depend on it.
@@ -101,6 +105,7 @@ type runner struct {
 	// build, which the inspector shows.
 	diags  map[string]diag.List
 	builds int
+	types  typeState
 	dir    string
 	out    *term
 	front  *front
@@ -329,6 +334,8 @@ func (r *runner) run(ctx context.Context) (err error) {
 					queued = &nb
 				}
 			}
+		case res := <-r.typeDone():
+			r.typesChecked(ctx, res)
 		case err := <-wa.err:
 			r.out.warn("file watcher: %v", err)
 		case e := <-r.evs:
@@ -437,6 +444,9 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 		r.out.viewSwap(views, old, ch, time.Since(start))
 	}
 	r.report("views", b.files, true, start)
+	if !first {
+		r.checkTypes(ctx)
+	}
 	return namesChanged
 }
 
@@ -496,6 +506,8 @@ func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) 
 	if r.start(ctx, j.bin, "go", j.b.files, j.start, built) {
 		r.removeOldBinaries(j.bin)
 	}
+	// Generation rewrote ui/mcpgen.d.ts: the views may no longer fit.
+	r.checkTypes(ctx)
 }
 
 // jobDone is the channel a running build reports on; nil (never ready)
@@ -592,8 +604,8 @@ func (r *runner) relist(ctx context.Context) {
 	}
 }
 
-// publish shows the inspector the diagnostics of one kind of build ("views"
-// or "go") beside the last ones of the other kind.
+// publish shows the inspector the diagnostics of one kind of build ("views",
+// "go" or "types") beside the last ones of the other kinds.
 func (r *runner) publish(kind string, diags diag.List) {
 	if r.insp == nil {
 		return
@@ -605,6 +617,7 @@ func (r *runner) publish(kind string, diags diag.List) {
 	var all diag.List
 	all.Append(r.diags["views"])
 	all.Append(r.diags["go"])
+	all.Append(r.diags["types"])
 	r.builds++
 	r.insp.SetStatus(inspector.Status{Build: r.builds, OK: !all.HasErrors(), Diagnostics: inspector.Diagnostics(all, r.dir)})
 }
