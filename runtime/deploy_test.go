@@ -265,3 +265,33 @@ func TestRunDrain(t *testing.T) {
 	}
 
 }
+
+// TestRunRequestLogOutcomes checks the request log's outcome of each kind
+// of answer, and that a panic's stack reads as Go prints it in the text
+// format.
+func TestRunRequestLogOutcomes(t *testing.T) {
+	url, stderr, _, _ := startRun(t, testApp(newProbe()), []string{"--addr", "127.0.0.1:0"}, nil)
+	cs := httpClient(t, url, "2025-11-25", nil)
+	call(t, cs, "fail", nil)
+	call(t, cs, "boom", nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Error("no_such_tool: no error")
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	log := stderr.String()
+	sid := regexp.QuoteMeta(cs.ID())
+	for _, re := range []string{
+		`msg=request method=tools/call tool=fail session=` + sid + ` duration=\S+ outcome=tool_error\n`,
+		`msg=request method=tools/call tool=boom session=` + sid + ` duration=\S+ outcome=tool_error\n`,
+		`msg=request method=tools/call tool=no_such_tool session=` + sid + ` duration=\S+ outcome=error code=-32602 err=`,
+		`msg=request method=tools/list session=` + sid + ` duration=\S+ outcome=ok\n`,
+		// The stack below the panic's line, one frame a line, indented.
+		`msg="panic in tool" tool=boom panic=".+?" stack=\(below\)\n\tstack:\n\tgoroutine \d+ \[running\]:\n\t\S+\(`,
+	} {
+		if !regexp.MustCompile(re).MatchString(log) {
+			t.Errorf("the log lacks %s:\n%s", re, log)
+		}
+	}
+}

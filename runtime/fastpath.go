@@ -233,6 +233,12 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return false // pages: the go-sdk's cursors
 		}
 		meta, listOnly = params.Meta, true
+		// The answer is known in advance, but the request still passes
+		// through the middleware (the request log's line).
+		mreq = &mcp.ListToolsRequest{Params: &params, Extra: extra}
+		run = f.s.fastHandler("tools/list", func(context.Context, mcp.Request) (mcp.Result, error) {
+			return &mcp.ListToolsResult{}, nil
+		})
 	case "resources/read":
 		var params mcp.ReadResourceParams
 		if json.Unmarshal(req.Params, &params) != nil {
@@ -296,6 +302,8 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			x.Session = fs.ss
 		case *mcp.ReadResourceRequest:
 			x.Session = fs.ss
+		case *mcp.ListToolsRequest:
+			x.Session = fs.ss
 		}
 		// As through the go-sdk, a call in a session at 2025-11-25 or later
 		// is answered on a resumable event stream: it goes on if the
@@ -356,9 +364,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		res mcp.Result
 		err error
 	)
-	if !listOnly {
-		res, err = run(ctx, req.Method, mreq)
-	}
+	res, err = run(ctx, req.Method, mreq)
 	end()
 	defer unlock()
 	if (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) {
