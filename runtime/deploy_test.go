@@ -1,9 +1,11 @@
 package runtime_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -224,6 +226,14 @@ func TestRunDrain(t *testing.T) {
 		result <- res
 	}()
 	<-started
+	// A health check whose connection is open, its request half sent, when
+	// the drain begins.
+	hc, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(health, "/healthz"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	io.WriteString(hc, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
 	stop() // as SIGTERM does
 	waitFor(t, "the listener to close", func() bool {
 		_, err := http.Get(health)
@@ -233,6 +243,10 @@ func TestRunDrain(t *testing.T) {
 	case code := <-done:
 		t.Fatalf("Run returned %d with a call in flight", code)
 	default:
+	}
+	io.WriteString(hc, "\r\n")
+	if hresp, err := http.ReadResponse(bufio.NewReader(hc), nil); err != nil || hresp.StatusCode != 503 {
+		t.Errorf("/healthz while draining: %v %v, want 503", hresp, err)
 	}
 	var out syncBuffer
 	if code := runtime.Run(context.Background(), holdApp(nil, nil), []string{"--healthcheck", "--addr", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")},
