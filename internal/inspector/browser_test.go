@@ -34,35 +34,65 @@ type browser struct {
 	next int
 }
 
+// shared is the one browser the tests of this package share.
+var shared struct {
+	b    *browser
+	err  error
+	stop func()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.stop != nil {
+		shared.stop()
+	}
+	os.Exit(code)
+}
+
+// startBrowser returns the package's browser, starting it on first use.
 func startBrowser(t testing.TB) *browser {
 	t.Helper()
 	node := testenv.Node(t)
 	chromium := testenv.Chromium(t)
 	nm := testenv.NodeModules(t, "playwright-core")
-	script := filepath.Join(t.TempDir(), "driver.cjs")
+	if shared.b == nil && shared.err == nil {
+		shared.b, shared.err = launch(node, chromium, nm)
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	shared.b.t = t
+	return shared.b
+}
+
+func launch(node, chromium, nm string) (*browser, error) {
+	tmp, err := os.MkdirTemp("", "mcpgen-inspector-test-")
+	if err != nil {
+		return nil, err
+	}
+	script := filepath.Join(tmp, "driver.cjs")
 	if err := os.WriteFile(script, []byte(driverSource), 0o644); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cfg, _ := json.Marshal(map[string]any{"chromium": chromium, "flags": testenv.ChromiumFlags, "timeoutMs": 20000})
 	cmd := exec.Command(node, script, string(cfg))
 	cmd.Env = append(os.Environ(), "MCPGEN_NODE_MODULES="+nm)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	sc := bufio.NewScanner(outPipe)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	b := &browser{t: t, in: in, out: sc, cmd: cmd}
-	t.Cleanup(func() {
+	b := &browser{in: in, out: sc, cmd: cmd}
+	shared.stop = func() {
 		in.Close()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -72,11 +102,9 @@ func startBrowser(t testing.TB) *browser {
 			cmd.Process.Kill()
 			<-done
 		}
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("driver stderr:\n%s", stderr.String())
-		}
-	})
-	return b
+		os.RemoveAll(tmp)
+	}
+	return b, nil
 }
 
 // do runs one driver command and returns its value; a failed command fails
@@ -308,7 +336,9 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	}
 	dir := scaffold(t)
 	b := startBrowser(t)
+	b.do("clearConsole", nil)
 	base, events := startDev(t, dir)
+	t.Cleanup(func() { b.try("goto", map[string]any{"url": "about:blank"}) }) // before mcpgen dev stops
 	shots := os.Getenv("MCPGEN_INSPECTOR_SCREENSHOTS") // write the docs' screenshots there
 	if shots != "" {
 		b.do("viewport", map[string]any{"width": 1440, "height": 1280})

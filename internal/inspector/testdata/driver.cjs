@@ -47,6 +47,7 @@ async function main() {
       await page.screenshot({ path: c.path, animations: "disabled" });
     },
     async console() { return consoleLines; },
+    async clearConsole() { consoleLines.length = 0; },
   };
   const rl = readline.createInterface({ input: process.stdin });
   for await (const line of rl) {
