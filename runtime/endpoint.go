@@ -41,6 +41,12 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.unsupportedVersion(w, v)
 		return
 	}
+	if r.Method == http.MethodPost {
+		var answered bool
+		if w, answered = e.exactIDs(w, r); answered {
+			return
+		}
+	}
 	if e.sessions == nil || v >= statelessVersion {
 		e.stateless.ServeHTTP(w, r)
 		return
@@ -90,6 +96,35 @@ func (e *endpoint) startsSession(w http.ResponseWriter, r *http.Request) (init, 
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return isInitialize(body), false
+}
+
+// exactIDs gives the SDK a numeric id it would change (beyond 2^53) as a
+// string, and returns the writer that puts it back in the response.
+// answered reports that the body could not be read and the response is
+// written.
+func (e *endpoint) exactIDs(w http.ResponseWriter, r *http.Request) (_ http.ResponseWriter, answered bool) {
+	if r.Body == nil {
+		return w, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
+	r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+		}
+		return w, true
+	}
+	if mayHaveBigID(body) {
+		if fixed, changed := withStringID(body); changed {
+			body, w = fixed, idWriter{w}
+			r.ContentLength = int64(len(body))
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return w, false
 }
 
 // isInitialize reports whether body is an initialize request, alone or in a

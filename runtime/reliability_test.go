@@ -524,3 +524,67 @@ func TestSlowBody(t *testing.T) {
 		t.Error("the session's event stream did not outlive the read timeout")
 	}
 }
+
+// TestExactIDs checks that numeric request ids beyond 2^53 come back
+// exactly as sent, over stdio, in an HTTP session and in 2026-07-28
+// requests, and that such an id can be cancelled.
+func TestExactIDs(t *testing.T) {
+	ids := []string{"9007199254740993", "-9007199254740993", "12345678901234567890123"}
+	t.Run("stdio", func(t *testing.T) {
+		p := newProbe()
+		s, err := runtime.NewServer(testApp(p), runtime.WithLogger(quietLogger(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		serverIn, clientOut := io.Pipe()
+		clientIn, serverOut := io.Pipe()
+		go s.ServeIO(context.Background(), serverIn, serverOut)
+		defer clientOut.Close()
+		c := &stdioConn{t: t, in: clientOut, out: bufio.NewScanner(clientIn)}
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		c.recv()
+		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		for _, id := range ids {
+			c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`)
+			if r := c.recv(); string(r.ID) != id || r.Error != nil {
+				t.Errorf("id %s came back as %s (%+v)", id, r.ID, r.Error)
+			}
+		}
+		c.send(`{"jsonrpc":"2.0","id":9007199254740995,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+		<-p.started
+		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740995}}`)
+		select {
+		case <-p.cancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("cancelling a request with a big id did not cancel it")
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		url := serveHTTP(t, testApp(newProbe()))
+		sess := rawSession(t, url)
+		v26 := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+		for _, id := range ids {
+			for name, h := range map[string]map[string]string{"session": sess, "2026-07-28": v26} {
+				meta := ""
+				if name == "2026-07-28" {
+					meta = meta2026
+				}
+				for _, body := range []string{
+					`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":{` + meta + `}}`,
+					`{"jsonrpc":"2.0","id":` + id + `, "method":"tools/list","params":{` + meta + `}}`,
+				} {
+					resp := post(t, url, body, h)
+					got, _ := io.ReadAll(resp.Body)
+					data := string(got)
+					if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+						data = readSSE(t, strings.NewReader(data))
+					}
+					var r rpcReply
+					if json.Unmarshal([]byte(data), &r) != nil || string(r.ID) != id || r.Error != nil {
+						t.Errorf("%s: id %s came back as %s: %.200s", name, id, r.ID, data)
+					}
+				}
+			}
+		}
+	})
+}

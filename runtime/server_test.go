@@ -326,7 +326,7 @@ func TestSetViews(t *testing.T) {
 	s.SetViews([]runtime.View{v})
 	ctx := context.Background()
 	deadline := time.Now().Add(5 * time.Second)
-	for {
+	for i := 0; ; i++ {
 		mu.Lock()
 		done := changed["tools"] > 0 && changed["resources"] > 0
 		mu.Unlock()
@@ -337,6 +337,13 @@ func TestSetViews(t *testing.T) {
 			t.Fatalf("list_changed notifications: %v", changed)
 		}
 		time.Sleep(10 * time.Millisecond)
+		if i%20 == 19 {
+			// Under 2026-07-28 the client opens its subscriptions/listen
+			// stream without waiting for the server to take it: change
+			// the views again, ending with v, until it is notified.
+			s.SetViews([]runtime.View{testView})
+			s.SetViews([]runtime.View{v})
+		}
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: testView.URI}); err == nil {
 		t.Error("old view URI still served")
@@ -373,14 +380,26 @@ func testSubscribe(t *testing.T, version string) {
 			t.Error("subscribing to an unknown resource succeeded")
 		}
 	}
-	call(t, cs, "touch", nil)
-	select {
-	case uri := <-updated:
-		if uri != "test://watched" {
-			t.Errorf("updated %s", uri)
+	// Under 2026-07-28, Subscribe opens a subscriptions/listen stream
+	// without waiting for the server to take it: touch until notified.
+	deadline := time.Now().Add(5 * time.Second)
+notified:
+	for {
+		call(t, cs, "touch", nil)
+		select {
+		case uri := <-updated:
+			if uri != "test://watched" {
+				t.Errorf("updated %s", uri)
+			}
+			break notified
+		case <-time.After(100 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("no notifications/resources/updated")
+			}
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no notifications/resources/updated")
+	}
+	for len(updated) > 0 {
+		<-updated // notifications of the extra touches
 	}
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://watched"}); err != nil {
 		t.Fatal(err)

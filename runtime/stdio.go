@@ -55,7 +55,10 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if _, err := l.w.Write(restoreIDs(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (l *lineWriter) Close() error {
@@ -102,11 +105,11 @@ func (f *lineFilter) run() {
 		}
 		if len(buf) > 0 || tooLong {
 			f.line++
-			if !f.check(buf, tooLong) {
+			if line, ok := f.check(buf, tooLong); !ok {
 				buf = nil // do not keep a huge buffer for the next line
-			} else if _, werr := f.next.Write(buf); werr != nil {
+			} else if _, werr := f.next.Write(line); werr != nil {
 				return // the server stopped
-			} else if buf[len(buf)-1] != '\n' {
+			} else if line[len(line)-1] != '\n' {
 				f.next.Write([]byte{'\n'})
 			}
 			if cap(buf) > 1<<20 {
@@ -124,39 +127,47 @@ func (f *lineFilter) run() {
 	}
 }
 
-// check reports whether line may go to the SDK; if not, it answers the
-// client.
-func (f *lineFilter) check(line []byte, tooLong bool) bool {
+// check returns the line to pass to the SDK, and false if the line is
+// not for the SDK (then it has answered the client).
+func (f *lineFilter) check(line []byte, tooLong bool) ([]byte, bool) {
 	if tooLong {
 		f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is longer than the %d-byte limit (--stdio-max-line); it was skipped", f.line, f.max))
-		return false
+		return nil, false
 	}
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
-		return false // blank lines are not messages
+		return nil, false // blank lines are not messages
 	}
 	if !json.Valid(trimmed) {
 		f.reject(nil, jsonrpc.CodeParseError, fmt.Sprintf("Parse error: line %d is not one JSON value", f.line))
-		return false
+		return nil, false
 	}
 	if trimmed[0] == '[' {
 		var batch []json.RawMessage
 		if json.Unmarshal(trimmed, &batch) != nil || len(batch) == 0 {
 			f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is an empty or malformed batch", f.line))
-			return false
+			return nil, false
 		}
 		if f.noBatches {
 			f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is a JSON-RPC batch, which protocol versions from 2025-06-18 do not allow", f.line))
-			return false
+			return nil, false
 		}
 		for _, m := range batch {
 			if !f.message(m) {
-				return false
+				return nil, false
 			}
 		}
-		return true
+		return line, true
 	}
-	return f.message(trimmed)
+	if !f.message(trimmed) {
+		return nil, false
+	}
+	if mayHaveBigID(trimmed) {
+		if fixed, changed := withStringID(trimmed); changed {
+			return fixed, true
+		}
+	}
+	return line, true
 }
 
 // message reports whether raw is a JSON-RPC message the SDK accepts.
