@@ -384,12 +384,19 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 }
 
 // unauthorized answers 401 with the challenge that sends a client to the
-// resource metadata; error="invalid_token" only when a token was sent
-// (RFC 6750 §3.1). The reason stays in the log.
+// resource metadata (and names the scopes every request needs);
+// error="invalid_token" only when a token was sent (RFC 6750 §3.1). The
+// reason stays in the log.
 func (g *AuthGate) unauthorized(w http.ResponseWriter, tokenSent bool) {
 	c := fmt.Sprintf("Bearer resource_metadata=%q", g.metadataURL)
+	if len(g.scopes) > 0 {
+		// The scopes every request needs: clients ask for these rather than
+		// every scope the metadata lists (MCP scope selection), and step up
+		// when a tool needs more.
+		c = fmt.Sprintf("Bearer resource_metadata=%q, scope=%q", g.metadataURL, strings.Join(g.scopes, " "))
+	}
 	if tokenSent {
-		c = fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, g.metadataURL)
+		c = strings.Replace(c, "Bearer ", `Bearer error="invalid_token", `, 1)
 	}
 	w.Header().Set("WWW-Authenticate", c)
 	http.Error(w, "Unauthorized", http.StatusUnauthorized)

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcpgen/mcpgen"
+)
+
+// Whoami returns the subject of the caller's access token.
+//
+//mcpgen:tool readonly
+func Whoami(ctx context.Context) (string, error) {
+	id := mcpgen.Auth(ctx)
+	if id == nil {
+		return "", errors.New("no caller: the connector runs without auth")
+	}
+	return id.Subject, nil
+}
+
+// WriteEntryInput is one journal entry.
+type WriteEntryInput struct {
+	Text string `json:"text"`
+}
+
+// WriteEntry adds an entry to the caller's journal.
+//
+//mcpgen:tool additive idempotent scope="notes:write"
+func WriteEntry(ctx context.Context, in WriteEntryInput) (string, error) {
+	id := mcpgen.Auth(ctx)
+	return fmt.Sprintf("%s wrote %q with %v", id.Subject, in.Text, id.Scopes), nil
+}
+
+// Ping answers pong, at most twice an hour per caller.
+//
+//mcpgen:tool readonly ratelimit=2/1h
+func Ping(ctx context.Context) (string, error) { return "pong", nil }
