@@ -89,6 +89,8 @@ func TestDeploymentOptions(t *testing.T) {
 		{args: []string{"--public-url", "https://Connector.Example.test/base", "--allow-origin", "https://app.example.test/"},
 			hosts: []string{"connector.example.test"}, origins: []string{"https://app.example.test", "https://connector.example.test"}, public: "https://Connector.Example.test/base"},
 		{args: []string{"--allow-host", "proxy.test:8443,[::1]"}, hosts: []string{"proxy.test", "::1"}},
+		{args: []string{"--public-url", "https://mcp.test:443/mcp", "--allow-origin", "http://App.test:80,http://app.test:8080"},
+			hosts: []string{"mcp.test"}, origins: []string{"http://app.test", "http://app.test:8080", "https://mcp.test"}, public: "https://mcp.test:443/mcp"},
 		{args: []string{"--allow-host", "*.Example.test"}, hosts: []string{"*.example.test"}},
 		{args: []string{"--allow-host", "a*.example.test"}, err: "want a host name"},
 		{args: []string{"--allow-host", "https://x.test"}, err: "not a URL"},

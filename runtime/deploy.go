@@ -65,7 +65,7 @@ func (d *deployment) options() ([]Option, error) {
 			return nil, fmt.Errorf("invalid --public-url %q: want an absolute http or https URL such as https://mcp.example.com", *d.publicURL)
 		}
 		hosts = append(hosts, strings.ToLower(u.Hostname()))
-		origins = append(origins, strings.ToLower(u.Scheme+"://"+u.Host))
+		origins = append(origins, originOf(u))
 		opts = append(opts, WithPublicURL(u.String()))
 	}
 	if len(hosts) > 0 {
@@ -110,7 +110,18 @@ func normalOrigin(o string) (string, error) {
 	if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
 		return "", fmt.Errorf("want an origin such as https://app.example.com (scheme, host and optional port, no path)")
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+	return originOf(u), nil
+}
+
+// originOf is the origin of u as browsers send it: lower case, without
+// the scheme's default port.
+func originOf(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	scheme := strings.ToLower(u.Scheme)
+	if (scheme == "https" && strings.HasSuffix(host, ":443")) || (scheme == "http" && strings.HasSuffix(host, ":80")) {
+		host = host[:strings.LastIndex(host, ":")]
+	}
+	return scheme + "://" + host
 }
 
 // listenAddr decides where to listen: --addr or MCPGEN_ADDR when given,
