@@ -238,8 +238,8 @@ func (p *proc) log() string {
 }
 
 // start runs a command until the test ends (interrupting it then) and
-// waits until base answers HTTP.
-func start(t *testing.T, base string, dir, name string, args ...string) *proc {
+// waits until base answers HTTP 401 and its output contains ready.
+func start(t *testing.T, base, ready, dir, name string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(name, args...)}
 	p.cmd.Dir = dir
@@ -266,7 +266,7 @@ func start(t *testing.T, base string, dir, name string, args ...string) *proc {
 		resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader("{}"))
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusUnauthorized {
+			if resp.StatusCode == http.StatusUnauthorized && strings.Contains(p.log(), ready) {
 				return p
 			}
 		}
@@ -291,7 +291,7 @@ func serveJournal(t *testing.T, extra ...string) (string, *proc) {
 	addr := freeAddr(t)
 	base := "http://" + addr
 	args := append([]string{"--addr", addr, "--public-url", base, "--auth-issuer", iss, "--auth-scopes", "notes:read"}, extra...)
-	return base, start(t, base, "", bin, args...)
+	return base, start(t, base, "serving MCP", "", bin, args...)
 }
 
 // runClient runs the TypeScript SDK client flow against mcpURL.
