@@ -131,6 +131,9 @@ func TestRunBehindProxyHostsAndOrigins(t *testing.T) {
 			t.Errorf("Host %q Origin %q: %d, want %d", tc.host, tc.origin, c, tc.want)
 		}
 	}
+	if !strings.Contains(stderr.String(), `"msg":"refused","why":"Host not admitted (--allow-host, --public-url)","host":"evil.example.test"`) {
+		t.Errorf("no log line says why a foreign Host was refused:\n%s", stderr.String())
+	}
 	// One request log line per JSON-RPC request, in JSON.
 	var found bool
 	for _, line := range strings.Split(stderr.String(), "\n") {

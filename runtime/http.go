@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,7 +18,8 @@ import (
 type guard struct {
 	next    http.Handler
 	allowed []string
-	hosts   []string // admitted Host names besides loopback ones (WithAllowedHosts)
+	hosts   []string     // admitted Host names besides loopback ones (WithAllowedHosts)
+	logger  *slog.Logger // nil: refusals are not logged
 	// sessionVersion returns the protocol version a session's client asked
 	// for in initialize, or "" for an unknown session.
 	sessionVersion func(id string) string
@@ -25,15 +27,25 @@ type guard struct {
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r) {
+		g.refused(r, "origin not admitted (--allow-origin)")
 		http.Error(w, fmt.Sprintf("Forbidden: origin %q may not call this MCP server", origin), http.StatusForbidden)
 		return
 	}
 	if !g.hostAllowed(r) {
+		g.refused(r, "Host not admitted (--allow-host, --public-url)")
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
 	g.alignVersion(r)
 	g.next.ServeHTTP(w, r)
+}
+
+// refused logs why a request was answered 403, so an operator whose proxy
+// sends an unexpected name sees which flag to set.
+func (g *guard) refused(r *http.Request, why string) {
+	if g.logger != nil {
+		g.logger.Info("refused", "why", why, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
+	}
 }
 
 // resumableVersion is the first protocol version whose SSE streams are

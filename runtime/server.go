@@ -348,7 +348,7 @@ func (s *Server) newHandler() http.Handler {
 		h = s.auth.Wrap(h)
 	}
 	h = callerAddr(h)
-	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, sessionVersion: s.sessionVersion}
+	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}
 }
 
 // sessionVersion returns the protocol version the client of session id
