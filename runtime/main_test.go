@@ -27,6 +27,13 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"--bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{[]string{"extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"--addr", "256.0.0.1:x"}, 1, "", "cannot listen on 256.0.0.1:x"},
+		{[]string{"--help"}, 0, "", "-session-idle DURATION"},
+		{[]string{"--help"}, 0, "", "-stdio-max-line BYTES"},
+		{[]string{"--help"}, 0, "", "(default 16MiB)"},
+		{[]string{"--help"}, 0, "", "-client-timeout DURATION"},
+		{[]string{"--stdio-max-line", "lots"}, 2, "", `want a positive size such as 16MiB`},
+		{[]string{"--stdio-max-line", "0"}, 2, "", `want a positive size`},
+		{[]string{"--session-idle", "soon"}, 2, "", `-session-idle`},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := runtime.Run(context.Background(), testApp(newProbe()), tc.args, strings.NewReader(""), &stdout, &stderr)
