@@ -307,9 +307,9 @@ func TestLoadFixtures(t *testing.T) {
 	}
 	got := diags.Render(dir)
 	for _, want := range []string{
-		"fixtures/find_orders/bad.json:3:14: invalid fixture",
-		"fixtures/find_orders/noresult.json:1:1: the fixture has no result",
-		`fixtures/find_orders/typo.json:1:2: invalid fixture: json: unknown field "inptu"`,
+		"fixtures/find_orders/bad.json:3:14: the fixture is not valid JSON",
+		`fixtures/find_orders/noresult.json:1:1: the fixture has no "result"`,
+		`fixtures/find_orders/typo.json:1:2: unknown fixture key "inptu"`,
 		"fixtures/loose.json: a fixture must be in a directory named after its tool",
 	} {
 		if !strings.Contains(got, want) {
