@@ -41,11 +41,20 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.unsupportedVersion(w, v)
 		return
 	}
-	if r.Method == http.MethodPost {
-		var answered bool
-		if w, answered = e.exactIDs(w, r); answered {
+	var body []byte // a POST's body, read once
+	if r.Method == http.MethodPost && r.Body != nil {
+		var ok bool
+		if body, ok = e.readBody(w, r); !ok {
 			return
 		}
+		if mayHaveBigID(body) {
+			// The go-sdk reads numeric ids as float64: hand it one it
+			// would change as a string, and write it back in the answer.
+			if fixed, changed := withStringID(body); changed {
+				body, w = fixed, idWriter{w}
+			}
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	}
 	if e.sessions == nil || v >= statelessVersion {
 		e.stateless.ServeHTTP(w, r)
@@ -60,29 +69,18 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.sessions.ServeHTTP(&sessionWriter{ResponseWriter: w}, r)
 		return
 	}
-	if r.Method == http.MethodPost {
-		init, answered := e.startsSession(w, r)
-		if answered {
-			return
-		}
-		if !init {
-			// A request without a session that is not an initialize:
-			// serve it on its own, as a sessionless client expects.
-			e.stateless.ServeHTTP(w, r)
-			return
-		}
+	if body != nil && !isInitialize(body) {
+		// A request without a session that is not an initialize: serve it
+		// on its own, as a sessionless client expects.
+		e.stateless.ServeHTTP(w, r)
+		return
 	}
 	e.sessions.ServeHTTP(w, r)
 }
 
-// startsSession reports whether the POST r holds an initialize request. It
-// reads the body (within the size limit) and leaves it readable again; a
-// malformed body goes to the session handler, which answers it. answered
-// reports that the body could not be read and the response is written.
-func (e *endpoint) startsSession(w http.ResponseWriter, r *http.Request) (init, answered bool) {
-	if r.Body == nil {
-		return true, false
-	}
+// readBody reads a POST's body within the size limit; if it cannot, it
+// answers the request (413 or 400) and reports false.
+func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
 	r.Body.Close()
 	if err != nil {
@@ -92,43 +90,13 @@ func (e *endpoint) startsSession(w http.ResponseWriter, r *http.Request) (init, 
 		} else {
 			http.Error(w, "failed to read body", http.StatusBadRequest)
 		}
-		return false, true
+		return nil, false
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return isInitialize(body), false
-}
-
-// exactIDs gives the SDK a numeric id it would change (beyond 2^53) as a
-// string, and returns the writer that puts it back in the response.
-// answered reports that the body could not be read and the response is
-// written.
-func (e *endpoint) exactIDs(w http.ResponseWriter, r *http.Request) (_ http.ResponseWriter, answered bool) {
-	if r.Body == nil {
-		return w, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
-	r.Body.Close()
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-		} else {
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-		}
-		return w, true
-	}
-	if mayHaveBigID(body) {
-		if fixed, changed := withStringID(body); changed {
-			body, w = fixed, idWriter{w}
-			r.ContentLength = int64(len(body))
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return w, false
+	return body, true
 }
 
 // isInitialize reports whether body is an initialize request, alone or in a
-// batch, or is not JSON-RPC at all.
+// batch, or is not JSON-RPC at all (the session handler answers that).
 func isInitialize(body []byte) bool {
 	type method struct {
 		Method string `json:"method"`
