@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -11,11 +13,12 @@ import (
 var descriptionInvisible = &Rule{
 	Code:     "DESC004",
 	Name:     "description-invisible-unicode",
-	Title:    "Descriptions and titles hold no invisible or bidirectional Unicode",
+	Title:    "Descriptions, titles and schemas hold no invisible or bidirectional Unicode",
 	Severity: diag.Error,
 	Doc: `Zero-width characters, bidirectional controls (U+202A–U+202E, U+2066–U+2069),
 Unicode tag characters (U+E0000–U+E007F) and other invisible format or control
-characters show nothing to a person reading a description but are read by the
+characters show nothing to a person reading a description — or the field
+comments that become the input schema's descriptions — but are read by the
 model. They are the classic way to hide instructions in a tool description
 ("tool poisoning"), so directories reject them and hosts strip them — which
 changes the text the model sees from the text you tested.
@@ -41,7 +44,67 @@ retype the line if your editor does not show it.`,
 					"the %s of %s %s holds the invisible character %s", field.what, s.Kind, s.Name, runeName(r))
 			}
 		}
+		// Field comments become schema descriptions, which the model reads
+		// as closely as the tool's own.
+		for _, t := range p.Project.Tools {
+			for _, sc := range []struct {
+				what   string
+				schema json.RawMessage
+			}{{"input", t.InputSchema}, {"output", t.OutputSchema}} {
+				r, ok := schemaInvisible(sc.schema)
+				if !ok {
+					continue
+				}
+				pos := p.findRune(t.Func.Pos.File, 1, len(p.Lines(t.Func.Pos.File)), r)
+				if pos.File == "" {
+					pos = t.Func.Pos
+				}
+				p.Report(pos, t.Name, "delete the character from the field comment or tag it comes from",
+					"the %s schema of tool %s holds the invisible character %s", sc.what, t.Name, runeName(r))
+			}
+		}
 	},
+}
+
+// schemaInvisible returns the first invisible character in any string of a
+// JSON schema (descriptions, titles, enum values, defaults).
+func schemaInvisible(schema json.RawMessage) (rune, bool) {
+	if len(schema) == 0 {
+		return 0, false
+	}
+	var v any
+	if json.Unmarshal(schema, &v) != nil {
+		return 0, false
+	}
+	var walk func(v any) (rune, bool)
+	walk = func(v any) (rune, bool) {
+		switch x := v.(type) {
+		case string:
+			return firstInvisible(x)
+		case []any:
+			for _, e := range x {
+				if r, ok := walk(e); ok {
+					return r, true
+				}
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if r, ok := firstInvisible(k); ok {
+					return r, true
+				}
+				if r, ok := walk(x[k]); ok {
+					return r, true
+				}
+			}
+		}
+		return 0, false
+	}
+	return walk(v)
 }
 
 // invisible reports whether r is invisible when rendered: a format

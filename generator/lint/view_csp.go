@@ -22,11 +22,12 @@ var viewNetworkCSP = &Rule{
 		"browser tab and breaks in Claude. Directory reviewers also check that the\n" +
 		"declared domains match what the view does.\n\n" +
 		"The rule reads the view's own source files (the bundle's inputs outside\n" +
-		"node_modules) for these calls and for absolute URLs in `src=`, `url(...)` and\n" +
-		"`@import`, and compares their origins with the view's `//mcpgen:view`\n" +
-		"directive: `connect=` for fetch, XHR, WebSocket and EventSource, `resource=`\n" +
-		"for images, scripts, styles and fonts. A call whose URL lint cannot read\n" +
-		"(built at run time) is a warning when the view declares no `connect=` at all.\n\n" +
+		"node_modules) for these calls and for absolute URLs in `src=`,\n" +
+		"`<link href=`, `url(...)` and `@import`, and compares their origins with the\n" +
+		"view's `//mcpgen:view` directive: `connect=` for fetch, XHR, WebSocket and\n" +
+		"EventSource, `resource=` for images, scripts, styles and fonts, `frame=` for\n" +
+		"iframes. A call whose URL lint cannot read (built at run time) is a warning\n" +
+		"when the view declares no `connect=` at all.\n\n" +
 		"Fix: declare the origins at the top of the view file, e.g.\n\n" +
 		"    //mcpgen:view connect=https://api.example.com resource=https://fonts.gstatic.com\n\n" +
 		"or, usually better, fetch data through a tool (`useApp().callTool`) and bundle\n" +
@@ -59,7 +60,10 @@ var (
 	// connectCall matches a network call and, when it is a literal, its URL.
 	connectCall = regexp.MustCompile("\\b(fetch|new\\s+XMLHttpRequest|new\\s+WebSocket|new\\s+EventSource|sendBeacon)\\s*\\(\\s*(?:[\"'`]([^\"'`]*)[\"'`])?")
 	// resourceURL matches an absolute URL loaded as a resource.
-	resourceURL = regexp.MustCompile("(?i)(?:\\bsrc(?:set)?\\s*[=:]\\s*\\{?\\s*|url\\(\\s*|@import\\s+(?:url\\(\\s*)?)[\"'`]?((?:https?:)?//[^\"'`)\\s]+)")
+	resourceURL = regexp.MustCompile("(?i)(?:\\bsrc(?:set)?\\s*[=:]\\s*\\{?\\s*|url\\(\\s*|@import\\s+(?:url\\(\\s*)?|<link\\b[^>]*\\bhref\\s*=\\s*\\{?\\s*)[\"'`]?((?:https?:)?//[^\"'`)\\s]+)")
+	// frameTag matches the start of an iframe element, whose src= is a
+	// frame, not a resource.
+	frameTag = regexp.MustCompile(`(?i)<iframe\b[^>]*$`)
 )
 
 func (p *Pass) checkViewFile(v ir.View, file string) {
@@ -92,6 +96,13 @@ func (p *Pass) checkViewFile(v ir.View, file string) {
 			u := line[m[2]:m[3]]
 			if strings.HasPrefix(u, "//") {
 				u = "https:" + u
+			}
+			if frameTag.MatchString(line[:m[0]]) {
+				if !allowed(u, v.Meta.FrameDomains) {
+					p.Report(at(m[2]), "", "add //mcpgen:view frame="+origin(u)+" at the top of "+rel,
+						"view %s embeds %s in an iframe, which it does not declare in frame=; the host's CSP blocks it", v.Name, origin(u))
+				}
+				continue
 			}
 			if allowed(u, v.Meta.ResourceDomains) {
 				continue

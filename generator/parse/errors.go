@@ -21,7 +21,7 @@ const (
 	msgGeneric         = "func %s has type parameters; handlers cannot be generic"
 	hintGeneric        = "write a non-generic func that calls it"
 	msgNoDoc           = "%s %s has no doc comment; it becomes the %s's description"
-	hintNoDoc          = "add a doc comment: // %s ..."
+	hintNoDoc          = "add a doc comment above func %s that says what it does, starting with the verb (// Lists the ...): it is what the model reads"
 	msgBadSignature    = "func %s has the wrong signature for //mcpgen:%s: %s"
 	hintToolShape      = "write func %s([ctx context.Context,] [in Input]) (Output, error) or func %s([ctx context.Context,] [in Input]) error; Input is a struct"
 	hintResourceShape  = "write func %s([ctx context.Context,] [in Input]) (Output, error); Output is string, []byte, a struct or *mcp.ReadResourceResult"

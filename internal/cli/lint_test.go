@@ -181,7 +181,22 @@ func TestLintExamplesAndScaffoldClean(t *testing.T) {
 	}
 	var dirs []string
 	for _, m := range examples {
-		dirs = append(dirs, filepath.Dir(m))
+		// A copy, so linting leaves the tree alone; React comes from the
+		// example's node_modules or, when that is not installed, from the
+		// test packages'.
+		dir := filepath.Join(t.TempDir(), filepath.Base(filepath.Dir(m)))
+		if err := testenv.CopyExample(filepath.Dir(m), dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", "react", "package.json")); err != nil {
+				os.Remove(filepath.Join(dir, "node_modules"))
+				if err := os.Symlink(testenv.NodeModules(t, "react", "react-dom"), filepath.Join(dir, "node_modules")); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		dirs = append(dirs, dir)
 	}
 	for _, view := range []bool{true, false} {
 		dir := filepath.Join(t.TempDir(), "acme")
