@@ -28,7 +28,7 @@ type authIssuer struct {
 	key *ecdsa.PrivateKey
 }
 
-func newAuthIssuer(t *testing.T) *authIssuer {
+func newAuthIssuer(t testing.TB) *authIssuer {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -92,7 +92,7 @@ func authApp() *runtime.App {
 
 // serveAuth serves app with auth on a loopback port and returns its base
 // URL and the log.
-func serveAuth(t *testing.T, app *runtime.App, a runtime.Auth, opts ...runtime.Option) (string, *syncBuffer) {
+func serveAuth(t testing.TB, app *runtime.App, a runtime.Auth, opts ...runtime.Option) (string, *syncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

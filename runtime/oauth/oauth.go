@@ -131,7 +131,22 @@ type Verifier struct {
 	keys *keySet
 
 	introspection *introspector
+
+	// verified remembers JWTs that passed every check, so a client reusing
+	// its token (as clients do, call after call) costs a hash and a map
+	// lookup instead of a signature verification.
+	verifiedMu sync.Mutex
+	verified   map[[32]byte]cachedToken
 }
+
+type cachedToken struct {
+	tok   *Token
+	until time.Time
+}
+
+// VerifiedTTL bounds how long a verified JWT is remembered (never past its
+// expiry): a key the issuer withdraws stops being trusted within it.
+const VerifiedTTL = 5 * time.Minute
 
 // New checks cfg and returns a Verifier. It does not touch the network:
 // metadata and keys are fetched on first use (or by Discover).
@@ -188,6 +203,7 @@ func New(cfg Config) (*Verifier, error) {
 	}
 	v.metaLimiter = rate.NewLimiter(rate.Every(v.interval), 1)
 	v.keys = newKeySet(v.client, v.now, v.interval)
+	v.verified = make(map[[32]byte]cachedToken)
 	if cfg.IntrospectionURL != "" {
 		v.introspection = newIntrospector(v)
 	}
@@ -240,7 +256,9 @@ func checkServerURL(what, raw string) error {
 }
 
 // Verify checks a bearer token: a JWT locally, anything else by
-// introspection when an endpoint is configured. Scopes are reported, not
+// introspection when an endpoint is configured. A JWT that passed is
+// remembered until it expires (at most VerifiedTTL); the Token returned is
+// shared and must not be modified. Scopes are reported, not
 // required: the caller decides what each request needs (Token.HasScopes). A token that fails a check
 // returns a *TokenError (errors.Is(err, ErrInvalidToken)); a failure to
 // reach the authorization server returns an error wrapping ErrUnavailable.
@@ -252,12 +270,47 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (*Token, error) {
 		return nil, tokenErr(CheckFormat, "token longer than %d bytes", MaxTokenBytes)
 	}
 	if strings.Count(raw, ".") == 2 {
-		return v.verifyJWT(ctx, raw)
+		key := tokenHash(raw)
+		now := v.now()
+		v.verifiedMu.Lock()
+		c, ok := v.verified[key]
+		v.verifiedMu.Unlock()
+		if ok && now.Before(c.until) {
+			return c.tok, nil
+		}
+		tok, err := v.verifyJWT(ctx, raw)
+		if err == nil {
+			until := tok.Expiry.Add(v.skew)
+			if limit := now.Add(VerifiedTTL); limit.Before(until) {
+				until = limit
+			}
+			v.remember(key, cachedToken{tok, until}, now)
+		}
+		return tok, err
 	}
 	if v.introspection != nil {
 		return v.introspection.verify(ctx, raw)
 	}
 	return nil, tokenErr(CheckFormat, "not a JWT, and no introspection endpoint is configured for opaque tokens")
+}
+
+func (v *Verifier) remember(key [32]byte, c cachedToken, now time.Time) {
+	v.verifiedMu.Lock()
+	defer v.verifiedMu.Unlock()
+	if len(v.verified) >= maxCachedAnswers {
+		for k, old := range v.verified {
+			if !now.Before(old.until) {
+				delete(v.verified, k)
+			}
+		}
+		for k := range v.verified {
+			if len(v.verified) < maxCachedAnswers {
+				break
+			}
+			delete(v.verified, k)
+		}
+	}
+	v.verified[key] = c
 }
 
 // tokenHash keys caches by a digest so raw tokens are not kept.

@@ -319,3 +319,26 @@ func hmacSigned(t *testing.T, kid string, claims map[string]any) string {
 	s, _ := obj.CompactSerialize()
 	return s
 }
+
+// TestVerifiedCacheExpires: a remembered JWT is refused once it expires.
+func TestVerifiedCacheExpires(t *testing.T) {
+	is := newTestIssuer(t)
+	clock := newClock()
+	s := newSigner(t, "k", jose.ES256)
+	is.publish(s)
+	v, err := New(Config{Issuer: is.URL, Audience: resource, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := s.sign(t, map[string]any{"iss": is.URL, "sub": "u", "aud": resource, "exp": clock.Now().Add(time.Minute).Unix()})
+	for range 2 {
+		if _, err := v.Verify(context.Background(), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute + DefaultSkew + time.Second)
+	var te *TokenError
+	if _, err := v.Verify(context.Background(), tok); !errors.As(err, &te) || te.Check != CheckExpiry {
+		t.Errorf("Verify after expiry = %v; want an exp failure", err)
+	}
+}
