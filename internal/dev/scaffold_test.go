@@ -100,6 +100,11 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	if got := callText(t, cs, "hello", map[string]any{"name": "ada"}); got != "hello ada v1" {
 		t.Fatalf("hello = %q", got)
 	}
+	// Lint findings are warnings in dev's output (hello's doc comment opens
+	// with its Go name); they do not stop the build.
+	if out := ds.out.String(); !strings.Contains(out, "hello.go:11:4: warning: the description of tool hello opens with the Go name Hello") || !strings.Contains(out, "[DESC005]") {
+		t.Errorf("dev does not show the lint finding:\n%s", out)
+	}
 	// The scaffold's own tool and view are served too.
 	if u := viewURI(t, tool(t, cs, "text_stats")); !strings.HasPrefix(u, "ui://stats/") {
 		t.Fatalf("text_stats links %q", u)
