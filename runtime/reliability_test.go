@@ -588,3 +588,44 @@ func TestExactIDs(t *testing.T) {
 		}
 	})
 }
+
+// TestShutdownWithListen checks that a 2026-07-28 subscriptions/listen
+// stream, which never ends by itself, is ended by a shutdown like a GET
+// stream, rather than held for the whole drain.
+func TestShutdownWithListen(t *testing.T) {
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- runtime.Run(ctx, testApp(newProbe()), []string{"--addr", "127.0.0.1:0", "--drain", "60s"}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	url := waitURL(t, &stderr)
+	updated := make(chan string, 4)
+	cs := httpClient(t, url, "2026-07-28", &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	})
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://watched"}); err != nil {
+		t.Fatal(err)
+	}
+	// The listen stream is open once a change reaches it.
+	for deadline := time.Now().Add(10 * time.Second); len(updated) == 0; {
+		call(t, cs, "touch", nil)
+		select {
+		case <-updated:
+			updated <- "again"
+		case <-time.After(100 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("no notification on the listen stream")
+			}
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("shutdown waits for the listen stream (--drain is 60s)")
+	}
+}
