@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -346,6 +347,39 @@ func TestAuthFlags(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("Run %q %v = %d, %q; want failure naming %q", tc.args, tc.env, code, stderr.String(), tc.want)
 		}
+	}
+}
+
+// TestAuthFlagsStdio: over stdio there are no tokens; the auth flags are
+// dropped with a notice, and the server-wide rate limit applies.
+func TestAuthFlagsStdio(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runtime.Run(context.Background(), authApp(), []string{"--stdio", "--auth-issuer", "https://as.example.com", "--rate-limit", "1/1h"}, inR, outW, &stderr)
+		outW.Close()
+	}()
+	go func() {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}
+`)
+	}()
+	sc := bufio.NewScanner(outR)
+	var lines []string
+	for len(lines) < 3 && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	inW.Close()
+	if code := <-done; code != 0 || !strings.Contains(stderr.String(), "ignored with --stdio") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(all, "anonymous") || !strings.Contains(all, "Rate limit reached (at most 1 tool calls per 1h for each caller)") {
+		t.Errorf("stdout = %s", all)
 	}
 }
 

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -29,9 +30,15 @@ func declareAuthFlags(c *cmdline) *authFlags {
 	}
 }
 
-// options checks the auth flags and turns them into server options.
-func (f *authFlags) options() ([]Option, error) {
+// options checks the auth flags and turns them into server options. Over
+// stdio there are no tokens (the host that spawned the process is the
+// caller), so the auth flags are dropped with a notice on w.
+func (f *authFlags) options(stdio bool, name string, w io.Writer) ([]Option, error) {
 	var opts []Option
+	if stdio && (*f.issuer != "" || *f.audience != "" || *f.introspection != "" || *f.scopes != "") {
+		fmt.Fprintf(w, "%s: --auth-* flags apply to HTTP only; ignored with --stdio\n", name)
+		*f.issuer, *f.audience, *f.introspection, *f.scopes = "", "", "", ""
+	}
 	if *f.rateLimit != "" {
 		r, err := ParseRate(*f.rateLimit)
 		if err != nil {

@@ -98,7 +98,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	authOpts, err := af.options()
+	authOpts, err := af.options(*stdio, name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
