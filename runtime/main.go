@@ -19,9 +19,16 @@ const DefaultAddr = "127.0.0.1:8080"
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
 // SIGTERM, and returns the process exit code. A generated main.go is
 // os.Exit(runtime.Main(mcpgenApp())).
+//
+// The first signal starts the drain; a second one ends the process at once
+// (the signal's default action), for a person pressing Ctrl-C twice.
 func Main(app *App, opts ...Option) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	return Run(ctx, app, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts...)
 }
 

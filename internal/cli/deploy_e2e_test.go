@@ -386,6 +386,36 @@ func TestDeployBehindProxy(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the connector did not exit after the drain")
 	}
+	// A second SIGTERM ends a draining process at once, call or not.
+	c2 := startConnector(t, bin, nil)
+	cs2, err := mcp.NewClient(&mcp.Implementation{Name: "impatient", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c2.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	started2 := filepath.Join(tmp, "started2")
+	result2 := make(chan error, 1)
+	go func() {
+		_, err := cs2.CallTool(ctx, &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{"started": started2, "release": filepath.Join(tmp, "never")}})
+		result2 <- err
+	}()
+	waitFile(t, started2)
+	c2.cmd.Process.Signal(syscall.SIGTERM)
+	waitLog(t, c2, "msg=draining")
+	c2.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case code := <-c2.exit:
+		if code == 0 {
+			t.Error("a second SIGTERM: exit code 0, want the signal's")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a second SIGTERM did not end the process")
+	}
+	if err := <-result2; err == nil {
+		t.Error("the cut call returned no error")
+	}
+
 	// The request log has a line for the held call.
 	var held bool
 	for _, line := range strings.Split(c.stderr(), "\n") {
