@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -39,6 +40,9 @@ func Find() (string, error) {
 	}
 	return "", ErrNoChromium
 }
+
+// startTimeout bounds the browser's start.
+const startTimeout = time.Minute
 
 // Options configure Launch.
 type Options struct {
@@ -92,10 +96,20 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	// Start the browser now, so a missing or broken binary is reported
 	// here. (The first action binds the browser's life to its context, so
 	// it gets no timeout of its own.)
-	if err := chromedp.Do(bctx); err != nil {
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(bctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			bcancel()
+			acancel()
+			return nil, fmt.Errorf("starting %s: %w", opts.Exec, err)
+		}
+	case <-time.After(startTimeout):
 		bcancel()
 		acancel()
-		return nil, fmt.Errorf("starting %s: %w", opts.Exec, err)
+		<-errc
+		return nil, fmt.Errorf("%s did not start within %s", opts.Exec, startTimeout)
 	}
 	return &Browser{ctx: bctx, cancel: func() { bcancel(); acancel() }}, nil
 }

@@ -92,12 +92,17 @@ func (b *Browser) Open(ctx context.Context, url string, timeout time.Duration) (
 			}
 		}
 	}()
-	if err := chromedp.Do(tctx, chromedp.Navigate(url)); err != nil {
+	// The timeout covers loading the page too.
+	wctx, wcancel := context.WithTimeout(tctx, timeout)
+	defer wcancel()
+	if err := chromedp.Do(wctx, chromedp.Navigate(url)); err != nil {
+		if wctx.Err() != nil && ctx.Err() == nil {
+			v.Status = StatusTimeout
+			return v, nil
+		}
 		v.Close()
 		return nil, fmt.Errorf("opening %s: %w", url, err)
 	}
-	wctx, wcancel := context.WithTimeout(tctx, timeout)
-	defer wcancel()
 	st, err := chromedp.Run(wctx, chromedp.Poll[string](statusJS, chromedp.WithPollingInterval(50*time.Millisecond)))
 	switch {
 	case err == nil:
@@ -199,9 +204,12 @@ func (v *View) Eval(ctx context.Context, expr string) (string, error) {
 	return out[0], nil
 }
 
-// run runs one action in the view's tab, bounded by ctx as well.
+// actionTimeout bounds one action on an open view.
+const actionTimeout = 30 * time.Second
+
+// run runs one action in the view's tab, bounded by ctx and actionTimeout.
 func run[T any](ctx context.Context, v *View, a chromedp.Action[T]) (T, error) {
-	rctx, cancel := context.WithCancel(v.ctx)
+	rctx, cancel := context.WithTimeout(v.ctx, actionTimeout)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
