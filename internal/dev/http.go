@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
 // handler serves the front's MCP endpoint at /mcp behind a Host and Origin
@@ -57,27 +59,6 @@ func hostOnly(hostport string) string {
 	return strings.Trim(hostport, "[]")
 }
 
-// hostAllowed reports whether host is loopback or matches an allowed name.
-func hostAllowed(host string, allow []string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	for _, a := range allow {
-		a = strings.ToLower(strings.TrimSpace(a))
-		switch {
-		case a == "*":
-			return true
-		case strings.HasPrefix(a, "*."):
-			if strings.HasSuffix(host, a[1:]) {
-				return true
-			}
-		case a == host:
-			return true
-		}
-	}
-	return false
-}
+// hostAllowed reports whether host is loopback or matches an allowed name
+// (the same rule as the inspector's routes).
+func hostAllowed(host string, allow []string) bool { return inspector.HostAllowed(host, allow) }

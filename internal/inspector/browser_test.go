@@ -120,6 +120,12 @@ func (b *browser) do(op string, args map[string]any) json.RawMessage {
 }
 
 func (b *browser) try(op string, args map[string]any) (json.RawMessage, error) {
+	start := time.Now()
+	defer func() {
+		if d := time.Since(start); d > time.Second && os.Getenv("MCPGEN_BROWSER_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "browser %s %v took %s\n", op, args, d.Round(time.Millisecond))
+		}
+	}()
 	b.next++
 	cmd := map[string]any{"id": b.next, "op": op}
 	for k, v := range args {

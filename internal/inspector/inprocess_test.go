@@ -35,7 +35,9 @@ window.addEventListener("message", (e) => {
 pending[1] = () => {
   send({ method: "ui/notifications/initialized", params: {} });
   fetch("https://blocked.example/").catch(() => {});
+  send({ id: 2, method: "ui/message", params: { role: "user", content: [{ type: "text", text: "hello from the view" }] } });
 };
+pending[2] = () => {};
 send({ id: 1, method: "ui/initialize", params: { appInfo: { name: "echo", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } });
 </script></body></html>`
 
@@ -168,6 +170,13 @@ func TestInspectorInProcess(t *testing.T) {
 		t.Errorf("iframe sandbox = %q", sb)
 	}
 	b.do("waitText", map[string]any{"text": "isError: false"})
+	b.do("waitText", map[string]any{"text": "hello from the view"}) // its ui/message reached the host
+
+	// Container widths: the mobile preset narrows the view.
+	b.do("select", map[string]any{"label": "Width", "value": "mobile"})
+	if w := b.str("eval", map[string]any{"expr": `document.querySelector('#view').style.width`}); w != "375px" {
+		t.Errorf("view width with ChatGPT's mobile preset = %q, want 375px", w)
+	}
 
 	// A result over the token cap is flagged.
 	b.do("click", map[string]any{"name": "big"})

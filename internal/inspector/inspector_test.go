@@ -320,3 +320,33 @@ func TestLoadFixtures(t *testing.T) {
 		t.Errorf("a project without fixtures: %v %v", fx, diags)
 	}
 }
+
+// FuzzViewCSP checks that no declared domain can add a directive to a
+// view's policy or widen another one.
+func FuzzViewCSP(f *testing.F) {
+	f.Add("https://api.example.com", "https://cdn.example.com", "http://127.0.0.1:8080")
+	f.Add("https://a.example; script-src *", "'unsafe-eval'", "http://x, https://y")
+	f.Add("*", "data:", "")
+	f.Fuzz(func(t *testing.T, connect, resource, origin string) {
+		c := ViewCSP{ConnectDomains: []string{connect}, ResourceDomains: []string{resource, connect}, FrameDomains: []string{resource}, BaseURIDomains: []string{origin}}
+		p := c.Policy(origin)
+		dirs := strings.Split(p, "; ")
+		if len(dirs) != 12 {
+			t.Fatalf("policy has %d directives, want 12: %q", len(dirs), p)
+		}
+		seen := map[string]bool{}
+		for _, d := range dirs {
+			name, _, _ := strings.Cut(d, " ")
+			if seen[name] {
+				t.Fatalf("directive %s twice: %q", name, p)
+			}
+			seen[name] = true
+			if strings.ContainsAny(d, ",;\n\r") {
+				t.Fatalf("directive %q holds a separator", d)
+			}
+			if strings.Count(d, "'") != 0 && !strings.Contains(d, "'unsafe-inline'") && !strings.Contains(d, "'none'") {
+				t.Fatalf("directive %q gained a keyword source", d)
+			}
+		}
+	})
+}

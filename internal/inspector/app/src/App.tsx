@@ -99,6 +99,8 @@ export function App() {
   const [overlayHidden, setOverlayHidden] = React.useState(false);
   const [detail, setDetail] = React.useState<any>(null);
   const [rendered, setRendered] = React.useState(false); // a view is shown in the stage
+  // What the view asked of its host (links, messages, model context, logs).
+  const [hostEvents, setHostEvents] = React.useState<{ seq: number; kind: string; text: string }[]>([]);
 
   const emuRef = React.useRef(emu);
   emuRef.current = emu;
@@ -203,7 +205,8 @@ export function App() {
         status,
         size: (height) => setViewHeight(height),
         displayMode: (mode) => setEmu((e) => ({ ...e, mode })),
-        hostEvent: () => {},
+        hostEvent: (kind, data) =>
+          setHostEvents((evs) => [...evs.slice(-5), { seq: (evs[evs.length - 1]?.seq ?? 0) + 1, kind, text: summarize(kind, data) }]),
       },
     );
     hostRef.current = h;
@@ -248,6 +251,7 @@ export function App() {
       setDetail(null);
       setViewHeight(undefined);
       setRendered(false);
+      setHostEvents([]);
       void hostRef.current?.clear();
       const q = new URLSearchParams(location.search);
       q.set("tool", t.name);
@@ -586,6 +590,13 @@ export function App() {
             }}
           />
           {appStatus === "error" && <p className="err">view: {appError}</p>}
+          {hostEvents.length > 0 && (
+            <ul className="host-events" aria-label="What the view asked of the host">
+              {hostEvents.map((e) => (
+                <li key={e.seq}><span className="badge">{e.kind}</span> {e.text}</li>
+              ))}
+            </ul>
+          )}
         </section>
         {tool && outcome && <Outcome o={outcome} />}
       </main>
@@ -611,6 +622,23 @@ export function App() {
       )}
     </div>
   );
+}
+
+// summarize renders what a view asked of its host in one line.
+function summarize(kind: string, d: any): string {
+  switch (kind) {
+    case "open-link":
+      return d?.url ?? "";
+    case "message":
+      return (d?.content ?? []).map((c: any) => c.text ?? `[${c.type}]`).join(" ");
+    case "update-model-context":
+      return JSON.stringify(d?.structuredContent ?? d?.content ?? d).slice(0, 200);
+    case "request-display-mode":
+      return d?.mode ?? "";
+    case "log":
+      return `${d?.level ?? ""} ${typeof d?.data === "string" ? d.data : JSON.stringify(d?.data)}`.slice(0, 200);
+  }
+  return JSON.stringify(d).slice(0, 200);
 }
 
 function Annotations({ a, long }: { a?: any; long?: boolean }) {
