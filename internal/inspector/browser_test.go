@@ -344,7 +344,8 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	b := startBrowser(t)
 	b.do("clearConsole", nil)
 	base, events := startDev(t, dir)
-	t.Cleanup(func() { b.try("goto", map[string]any{"url": "about:blank"}) }) // before mcpgen dev stops
+	// Leave the page before mcpgen dev stops: its event streams would hold it.
+	t.Cleanup(func() { b.try("goto", map[string]any{"url": "about:blank"}) })
 	shots := os.Getenv("MCPGEN_INSPECTOR_SCREENSHOTS") // write the docs' screenshots there
 	if shots != "" {
 		b.do("viewport", map[string]any{"width": 1440, "height": 1280})
