@@ -90,6 +90,7 @@ type fastPath struct {
 	// session at 2025-11-25 or later is answered as the go-sdk answers it, on
 	// a resumable event stream whose events are stored there.
 	events mcp.EventStore
+	hooked bool // events tells sessionClosed when a session closes
 }
 
 // fastSession is what the fast path knows of a go-sdk session.
@@ -97,7 +98,8 @@ type fastSession struct {
 	ss *mcp.ServerSession
 	// ctx is cancelled when the session closes: calls on resumable
 	// streams outlive their HTTP request, as through the go-sdk.
-	ctx context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
 	// eligible is false when the session's client declared a capability
 	// that lets the server send it requests during a call.
 	eligible bool
@@ -726,15 +728,26 @@ func errorResponse(id json.RawMessage, err error) []byte {
 // level.
 func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
 		ss, ok := req.GetSession().(*mcp.ServerSession)
-		if !ok || ss == nil {
-			return res, err
+		if !ok || ss == nil || ss.ID() == "" {
+			return next(ctx, method, req)
 		}
 		id := ss.ID()
-		if id == "" {
-			return res, err
+		if method == "initialize" && f.hooked {
+			// Known before the session can close: its close reaches
+			// sessionClosed through the event store.
+			if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && ip.ProtocolVersion < statelessVersion {
+				fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
+				if _, loaded := f.sessions.LoadOrStore(id, fs); !loaded {
+					res, err := next(ctx, method, req)
+					if err != nil {
+						f.sessionClosed(id)
+					}
+					return res, err
+				}
+			}
 		}
+		res, err := next(ctx, method, req)
 		if x, ok := f.sessions.Load(id); ok {
 			fs := x.(*fastSession)
 			fs.lastSDK.Store(time.Now().UnixNano())
@@ -743,29 +756,64 @@ func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return res, err
 		}
-		if method != "initialize" || err != nil {
+		if method != "initialize" || err != nil || f.hooked {
 			return res, err
 		}
+		// Without an event store, a goroutine per session waits for it
+		// to close.
 		ip := ss.InitializeParams()
 		if ip == nil || ip.ProtocolVersion >= statelessVersion {
 			return res, err
 		}
-		c := ip.Capabilities
-		sctx, cancel := context.WithCancel(context.Background())
-		fs := &fastSession{ss: ss, ctx: sctx, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil)}
-		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
-			fs.userID = extra.TokenInfo.UserID
-		}
-		fs.lastSDK.Store(time.Now().UnixNano())
+		fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
 		if _, loaded := f.sessions.LoadOrStore(id, fs); loaded {
-			cancel()
+			fs.cancel()
 			return res, err
 		}
 		go func() {
 			ss.Wait()
-			cancel()
+			fs.cancel()
 			f.sessions.CompareAndDelete(id, fs)
 		}()
 		return res, err
 	}
+}
+
+func (f *fastPath) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, extra *mcp.RequestExtra) *fastSession {
+	ctx, cancel := context.WithCancel(context.Background())
+	fs := &fastSession{ss: ss, ctx: ctx, cancel: cancel, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil)}
+	if extra != nil && extra.TokenInfo != nil {
+		fs.userID = extra.TokenInfo.UserID
+	}
+	fs.lastSDK.Store(time.Now().UnixNano())
+	return fs
+}
+
+// sessionClosed forgets a session and ends the calls it has in flight.
+func (f *fastPath) sessionClosed(id string) {
+	if x, ok := f.sessions.LoadAndDelete(id); ok {
+		x.(*fastSession).cancel()
+	}
+}
+
+// closeHook is the sessions' event store, which the go-sdk tells when a
+// session closes (DELETE, idle timeout, shutdown): the fast path learns it
+// there.
+type closeHook struct {
+	mcp.EventStore
+	f *fastPath
+}
+
+func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
+	h.f.sessionClosed(sessionID)
+	return h.EventStore.SessionClosed(ctx, sessionID)
+}
+
+// hookEvents wraps the sessions' event store (nil for none).
+func (f *fastPath) hookEvents(store mcp.EventStore) mcp.EventStore {
+	if store == nil {
+		return nil
+	}
+	f.events, f.hooked = store, true
+	return &closeHook{EventStore: store, f: f}
 }

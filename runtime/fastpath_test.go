@@ -371,3 +371,36 @@ func TestFastPathListAfterSetViews(t *testing.T) {
 		t.Errorf("find_orders view after SetViews: %v, want %s", got, v.URI)
 	}
 }
+
+// TestFastPathClosedSession checks that a deleted session is not served,
+// by the runtime or the go-sdk.
+func TestFastPathClosedSession(t *testing.T) {
+	t.Run("event store", func(t *testing.T) { testFastPathClosedSession(t) })
+	t.Run("no event store", func(t *testing.T) { testFastPathClosedSession(t, runtime.WithEventStore(nil)) })
+}
+
+func testFastPathClosedSession(t *testing.T, opts ...runtime.Option) {
+	url := serveHTTP(t, testApp(newProbe()), opts...)
+	h := rawSession(t, url)
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`
+	if b := readSSE(t, post(t, url, call, h).Body); !strings.Contains(b, "C1-1") {
+		t.Fatalf("call in the session: %s", b)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, v := range []string{"2025-11-25", "2025-06-18"} {
+		h["Mcp-Protocol-Version"] = v
+		waitFor(t, "the deleted session to be refused", func() bool {
+			resp := post(t, url, call, h)
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode == http.StatusNotFound && strings.Contains(string(b), "-32001")
+		})
+	}
+}

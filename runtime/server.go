@@ -336,8 +336,8 @@ func (s *Server) newHandler() http.Handler {
 				hopts.EventStore = NewEventStore(0, 0)
 			}
 		}
+		hopts.EventStore = s.fastPath.hookEvents(hopts.EventStore) // fastpath.go
 		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
-		s.fastPath.events = hopts.EventStore
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
