@@ -431,7 +431,7 @@ func (g *AuthGate) peekScopes(r *http.Request) (*http.Request, []string) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
 	r.Body.Close()
 	r2 := r.Clone(r.Context())
-	r2.Body = io.NopCloser(bytes.NewReader(body))
+	r2.Body = readBody(body) // endpoint.go
 	if err != nil || int64(len(body)) > g.maxBody {
 		return r2, nil
 	}

@@ -54,7 +54,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				body, w = fixed, idWriter{w}
 			}
 		}
-		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		r.Body, r.ContentLength = readBody(body), int64(len(body))
 	}
 	if e.sessions == nil || v >= statelessVersion {
 		e.stateless.ServeHTTP(w, r)
@@ -79,8 +79,12 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads a POST's body within the size limit; if it cannot, it
-// answers the request (413 or 400) and reports false.
+// answers the request (413 or 400) and reports false. A body an earlier
+// handler already read (a bodyReader) is not read again.
 func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if br, ok := r.Body.(*bodyReader); ok && br.Len() == len(br.body) && int64(len(br.body)) <= e.maxBody {
+		return br.body, true
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
 	r.Body.Close()
 	if err != nil {
@@ -179,3 +183,15 @@ func (w *sessionWriter) Flush() {
 		f.Flush()
 	}
 }
+
+// bodyReader is a request body already read into memory. Handlers in front
+// of the endpoint (the fast path, auth) that read a body hand it on as one,
+// so the endpoint takes the bytes instead of copying them again.
+type bodyReader struct {
+	*bytes.Reader
+	body []byte
+}
+
+func readBody(b []byte) *bodyReader { return &bodyReader{bytes.NewReader(b), b} }
+
+func (*bodyReader) Close() error { return nil }

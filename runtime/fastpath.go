@@ -179,7 +179,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !f.serve(w, r, body, stateless, sid) {
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = readBody(body) // endpoint.go
 		f.next.ServeHTTP(w, r)
 	}
 }
