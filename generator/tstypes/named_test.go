@@ -138,6 +138,11 @@ func TestNamedTypesFromGo(t *testing.T) {
 		"  other: OtherProduct;\n",
 		"/** Product is another package's product. */\ninterface OtherProduct {\n  id: number;\n}",
 		"summarize: { input: SummarizeInput; output: SummarizeOutput };",
+		// The Go names of the input and output structs, as aliases.
+		"/** The Go type SummaryInput: the same as SummarizeInput. */\ntype SummaryInput = SummarizeInput;",
+		"/** The Go type Summary: the same as SummarizeOutput. */\ntype Summary = SummarizeOutput;",
+		"type DrillInput = DrillDownInput;",
+		"type Drill = DrillDownOutput;",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("declarations lack %q:\n%s", want, got)

@@ -202,6 +202,15 @@ interface ProductTotal {
   share: number;
 }
 
+/** The Go type ProductDetail: the same as DrillDownOutput. */
+type ProductDetail = DrillDownOutput;
+
+/** The Go type Catalog: the same as ListProductsOutput. */
+type Catalog = ListProductsOutput;
+
+/** The Go type SalesSummary: the same as SummarizeSalesOutput. */
+type SalesSummary = SummarizeSalesOutput;
+
 /** Every tool of this connector: name → input and structuredContent. */
 interface Tools {
   drill_down: { input: DrillDownInput; output: DrillDownOutput };
