@@ -312,3 +312,40 @@ func TestRunRequestLogOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDrainDeadline checks that a call still running when --drain ends
+// is cut off and the process still stops with exit code 0.
+func TestRunDrainDeadline(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	url, stderr, stop, done := startRun(t, holdApp(started, release), []string{"--addr", "127.0.0.1:0", "--drain", "50ms"}, nil)
+	// A 2026-07-28 client: no stream to resume, so the cut call fails at
+	// once (a 2025-11-25 client would first retry its stream).
+	cs := httpClient(t, url, "2026-07-28", nil)
+	result := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hold"})
+		result <- err
+	}()
+	<-started
+	stop()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after --drain")
+	}
+	if !strings.Contains(stderr.String(), "requests still running after --drain") {
+		t.Errorf("no warning about the cut call:\n%s", stderr.String())
+	}
+	select {
+	case err := <-result:
+		if err == nil {
+			t.Error("the cut call returned a result")
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("the cut call never returned")
+	}
+}

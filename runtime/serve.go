@@ -99,18 +99,25 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	defer deadline.Stop()
 	finished := make(chan struct{})
 	go func() { inflight.Wait(); close(finished) }()
+	cut := false
 	select {
 	case <-finished:
 	case <-deadline.C:
 		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
+		cut = true
 	}
 	n := streams.endAll(streamRetry)
-	// The ended streams' handlers return at once; give them a moment to
-	// flush before every connection is closed.
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	if cut {
+		// The retry fields went out in endAll; nothing is left to wait for.
 		srv.Close()
+	} else {
+		// The ended streams' handlers return at once; give them a moment
+		// to finish their responses before every connection is closed.
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
 	}
 	s.logger.Info("stopped", "after", time.Since(start).Round(time.Millisecond), "streams_ended", n)
 	return 0
