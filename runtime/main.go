@@ -56,7 +56,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	// Serving.
 	addr := cl.String("addr", "MCPGEN_ADDR", DefaultAddr, "serve Streamable HTTP at http://`HOST:PORT`/mcp (without it, PORT=N in the\nenvironment means 0.0.0.0:N)")
 	stdio := cl.Bool("stdio", "", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
-	stateless := cl.Bool("stateless", "MCPGEN_STATELESS", false, "serve HTTP without sessions (MCP 2026-07-28 stateless mode): no resource\nsubscriptions, sampling, elicitation, stream resumption or per-session log level")
+	stateless := cl.Bool("stateless", "MCPGEN_STATELESS", false, "turn HTTP sessions off: every request stands alone (MCP 2026-07-28 is served\neither way); clients before 2026-07-28 lose resource subscriptions, sampling,\nelicitation, stream resumption and a per-session log level")
 	version := cl.Bool("version", "", false, "print the version and exit")
 	healthcheck := cl.Bool("healthcheck", "", false, "ask the server at --addr (or MCPGEN_ADDR, PORT) for GET /healthz; exit 0 if it\nis serving, 1 if not (for container health checks in images without curl)")
 
