@@ -75,6 +75,7 @@ export function App() {
   const [config, setConfig] = React.useState<{ name: string; sandboxPort: number } | null>(null);
   const [client, setClient] = React.useState<Client | null>(null);
   const [connError, setConnError] = React.useState("");
+  const [notice, setNotice] = React.useState("");
   const [lists, setLists] = React.useState<Lists>({ tools: [], resources: [], templates: [], prompts: [] });
   const [fixtures, setFixtures] = React.useState<Fixture[]>([]);
   const [fixtureDiags, setFixtureDiags] = React.useState<Diag[]>([]);
@@ -166,6 +167,7 @@ export function App() {
     )
       .then(async (cl) => {
         c = cl;
+        cl.onclose = () => setConnError("the connection to the server closed; is mcpgen dev still running?");
         setClient(cl);
         const l = await listAll(cl);
         setLists(l);
@@ -338,7 +340,7 @@ export function App() {
     deepLinked.current = true;
     const t = lists.tools.find((x) => x.name === name);
     if (!t) {
-      setConnError(`deep link: the server lists no tool ${name}`);
+      setNotice(`deep link: the server lists no tool ${name}`);
       status("error", `no tool ${name}`);
       return;
     }
@@ -434,9 +436,10 @@ export function App() {
             Locale
             <input aria-label="Locale" size={6} value={emu.locale} onChange={(e) => setEmu({ ...emu, locale: e.target.value })} />
           </label>
-          <span className={"conn " + (client ? "ok" : connError ? "bad" : "")} title={connError}>
-            {client ? "connected" : connError ? "not connected" : "connecting…"}
+          <span className={"conn " + (connError ? "bad" : client ? "ok" : "")} title={connError}>
+            {connError ? "not connected" : client ? "connected" : "connecting…"}
           </span>
+          {connError && <button onClick={() => location.reload()}>Reconnect</button>}
         </div>
       </header>
 
@@ -511,7 +514,8 @@ export function App() {
       </nav>
 
       <main className="main">
-        {!sel && <p className="muted intro">Choose a tool, resource or prompt on the left.</p>}
+        {notice && <p className="err">{notice}</p>}
+        {!sel && !notice && <p className="muted intro">Choose a tool, resource or prompt on the left.</p>}
         {tool && (
           <section className="tool" aria-label={`tool ${tool.name}`}>
             <h2>
@@ -568,7 +572,10 @@ export function App() {
         <section className={"stage mode-" + emu.mode + (rendered && tool && viewURI(tool) ? "" : " hidden")}
           style={{ background: page.background, color: page.text }} aria-label="host">
           <div className="stage-head">
-            <span>{preset.label} · {emu.theme} · {emu.mode} · {preset.widths[emu.width]}px</span>
+            <span>
+              {preset.label} · {emu.theme} · {emu.mode}
+              {emu.mode === "fullscreen" ? "" : ` · ${frameWidth}px, up to ${emu.mode === "pip" ? 320 : preset.maxHeight}px high`}
+            </span>
             {emu.mode !== "inline" && (
               <button className="link" onClick={() => setEmu({ ...emu, mode: "inline" })}>back to inline</button>
             )}
