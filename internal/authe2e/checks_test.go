@@ -106,7 +106,7 @@ func TestTokenChecks(t *testing.T) {
 		if code != http.StatusUnauthorized || !strings.Contains(challenge, `error="invalid_token"`) || !strings.Contains(challenge, meta) {
 			t.Errorf("%s: %d %q; want 401 with invalid_token and the metadata URL", tc.name, code, challenge)
 		}
-		if !strings.Contains(p.log(), tc.check) {
+		if !p.waitLog(tc.check) {
 			t.Errorf("%s: the connector's log does not say %q", tc.name, tc.check)
 		}
 	}

@@ -2,6 +2,8 @@ package authe2e_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -15,8 +17,8 @@ func TestClientFlow(t *testing.T) {
 	base, p := serveJournal(t)
 	res := runClient(t, base+"/mcp")
 	checkFlow(t, res)
-	if log := p.log(); !strings.Contains(log, "auth: insufficient scope") {
-		t.Errorf("the connector's log does not mention the missing scope:\n%s", log)
+	if !p.waitLog("auth: insufficient scope") {
+		t.Errorf("the connector's log does not mention the missing scope:\n%s", p.log())
 	}
 }
 
@@ -70,5 +72,27 @@ func checkFlow(t *testing.T, res map[string]any) {
 	// Login once, consent twice (for each scope set).
 	if p := fmt.Sprint(res["prompts"]); p != "[login consent consent]" {
 		t.Errorf("interactions = %s, want [login consent consent]", p)
+	}
+}
+
+// TestIntrospectionFlow: the same flow with opaque access tokens, which the
+// connector checks at the authorization server's RFC 7662 endpoint.
+func TestIntrospectionFlow(t *testing.T) {
+	iss := issuer(t)
+	bin := journalBinary(t)
+	addr := freeAddr(t)
+	base := "http://" + addr
+	resp, err := http.Post(iss+"/test/opaque?resource="+url.QueryEscape(base+"/mcp"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	startEnv(t, base, "serving MCP", []string{"MCPGEN_AUTH_CLIENT_ID=mcpgen-connector", "MCPGEN_AUTH_CLIENT_SECRET=connector-secret"},
+		bin, "--addr", addr, "--public-url", base, "--auth-issuer", iss, "--auth-scopes", "notes:read",
+		"--auth-introspection", iss+"/token/introspection")
+	res := runClient(t, base+"/mcp")
+	checkFlow(t, res)
+	if tok, _ := res["accessToken"].(string); strings.Count(tok, ".") == 2 {
+		t.Errorf("the access token is a JWT, not an opaque token: %.40s…", tok)
 	}
 }

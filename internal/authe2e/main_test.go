@@ -231,6 +231,17 @@ func (p *proc) Write(b []byte) (int, error) {
 	return p.out.Write(b)
 }
 
+// waitLog reports whether the output comes to contain s within a few
+// seconds (it arrives through a pipe, after the response).
+func (p *proc) waitLog(s string) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(p.log(), s) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *proc) log() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -243,6 +254,20 @@ func start(t *testing.T, base, ready, dir, name string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(name, args...)}
 	p.cmd.Dir = dir
+	return run(t, p, base, ready)
+}
+
+// startEnv is start with variables added to the environment.
+func startEnv(t *testing.T, base, ready string, env []string, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(name, args...)}
+	p.cmd.Env = append(os.Environ(), env...)
+	return run(t, p, base, ready)
+}
+
+func run(t *testing.T, p *proc, base, ready string) *proc {
+	t.Helper()
+	name := p.cmd.Path
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

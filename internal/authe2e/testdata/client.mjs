@@ -137,6 +137,7 @@ try {
     out.write = text(await client.callTool({ name: 'write_entry', arguments: { text: 'hello' } }));
   }
   out.scopeAfter = provider.tokenSet?.scope ?? null;
+  out.accessToken = provider.tokenSet?.access_token ?? null;
   out.sessionAfter = transport.sessionId ?? null;
   out.whoamiAfter = text(await client.callTool({ name: 'whoami', arguments: {} }));
   out.authorizations = provider.authorizations;

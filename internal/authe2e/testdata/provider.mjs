@@ -3,9 +3,11 @@
 // PKCE and resource indicators, issuing JWT access tokens (ES256) whose
 // audience is the resource the client asked for. Login and consent are
 // oidc-provider's development interactions, which the test drives over
-// HTTP. A few /test/ endpoints let the Go test rotate the signing key and
-// mint tokens with chosen claims (expired, another audience, another issuer,
-// an unpublished key). It prints {"issuer": URL} on stdout and exits when
+// HTTP. A few /test/ endpoints let the Go test rotate the signing key, mint
+// tokens with chosen claims (expired, another audience, another issuer, an
+// unpublished key), and have a resource get opaque tokens, which connectors
+// check at the introspection endpoint with the static client
+// mcpgen-connector / connector-secret. It prints {"issuer": URL} on stdout and exits when
 // stdin closes.
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -22,6 +24,7 @@ function newKey(kid) {
 let generation = 1;
 let keys = [newKey('k1')];
 const stranger = newKey('stranger'); // never published
+const opaque = new Set(); // resources that get opaque tokens (checked by introspection)
 
 const server = http.createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -31,8 +34,15 @@ function makeProvider() {
   const p = new Provider(issuer, {
     jwks: { keys },
     scopes: ['openid', 'offline_access', ...SCOPES.split(' ')],
+    clients: [{
+      // The connector's own credentials, for introspection.
+      client_id: 'mcpgen-connector', client_secret: 'connector-secret',
+      grant_types: [], response_types: [], redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    }],
     features: {
       devInteractions: { enabled: true },
+      introspection: { enabled: true },
       registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -46,7 +56,7 @@ function makeProvider() {
             scope: SCOPES,
             audience: resource,
             accessTokenTTL: 600,
-            accessTokenFormat: 'jwt',
+            accessTokenFormat: opaque.has(resource) ? 'opaque' : 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
         },
@@ -99,6 +109,10 @@ server.on('request', async (req, res) => {
       provider = makeProvider();
       callback = provider.callback();
       return json(res, 200, { kid: keys[0].kid });
+    }
+    if (url.pathname === '/test/opaque' && req.method === 'POST') {
+      opaque.add(url.searchParams.get('resource'));
+      return json(res, 200, {});
     }
     if (url.pathname === '/test/mint') {
       return json(res, 200, { token: await mint(url.searchParams) });
