@@ -7,6 +7,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,6 +73,12 @@ func echoServer(t *testing.T) *mcp.Server {
 		json.Unmarshal(req.Params.Arguments, &args)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ordered"}}, StructuredContent: args}, nil
 	})
+	s.AddTool(&mcp.Tool{
+		Name: "lost_view", Description: "Links a view the server does not have.", InputSchema: map[string]any{"type": "object"},
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://missing"}},
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
 	s.AddTool(&mcp.Tool{Name: "big", Description: "Returns a lot of text.", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("lorem ipsum ", 10000)}}}, nil
@@ -103,7 +111,15 @@ func echoServer(t *testing.T) *mcp.Server {
 func TestInspectorInProcess(t *testing.T) {
 	srv := echoServer(t)
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	insp, err := inspector.New(inspector.Options{MCP: handler, Log: log.New(io.Discard, "", 0)})
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "fixtures", "make_order"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fixture := `{"input": {"customer": "C-7"}, "result": {"customer": "C-7", "from": "fixture"}}`
+	if err := os.WriteFile(filepath.Join(dir, "fixtures", "make_order", "canned.json"), []byte(fixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	insp, err := inspector.New(inspector.Options{MCP: handler, ProjectDir: dir, Log: log.New(io.Discard, "", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +210,21 @@ func TestInspectorInProcess(t *testing.T) {
 	b.do("fill", map[string]any{"label": "name", "value": "Ada"})
 	b.do("click", map[string]any{"name": "Get"})
 	b.do("waitText", map[string]any{"text": "Hello Ada"})
+
+	// A fixture renders without a call; the view holder reports what fails.
+	b.do("goto", map[string]any{"url": ts.URL + "/?tool=make_order&fixture=canned"})
+	b.ready()
+	b.do("waitFrameText", map[string]any{"text": `"from":"fixture"`})
+	b.do("goto", map[string]any{"url": ts.URL + "/?tool=make_order&fixture=nope"})
+	b.do("waitAttr", map[string]any{"selector": "#view", "attr": "data-app-status", "value": "error"})
+	if e := b.str("attr", map[string]any{"selector": "#view", "attr": "data-app-error"}); !strings.Contains(e, "fixtures/make_order/nope.json") {
+		t.Errorf("data-app-error = %q", e)
+	}
+	b.do("goto", map[string]any{"url": ts.URL + "/?tool=lost_view&call=1"})
+	b.do("waitAttr", map[string]any{"selector": "#view", "attr": "data-app-status", "value": "error"})
+	if e := b.str("attr", map[string]any{"selector": "#view", "attr": "data-app-error"}); e == "" {
+		t.Errorf("a view that cannot be read has no data-app-error")
+	}
 
 	for _, l := range b.consoleProblems() {
 		if !strings.Contains(l, "blocked.example") { // the violation the view provokes
