@@ -64,6 +64,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"new", "x", "--module", "bad path"}, "not a valid module path"},
 		{[]string{"new", "x", "--mcpgen", "not-a-version"}, "neither a directory nor a version"},
 		{[]string{"dev", "--addr", "8080"}, "want HOST:PORT"},
+		{[]string{"dev", "--auth-scopes", "notes:read"}, "--auth-scopes needs --auth-issuer"},
+		{[]string{"dev", "--rate-limit", "ten/1m"}, "--rate-limit"},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
