@@ -18,7 +18,8 @@ func TestFilesRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"go.mod", "main.go", "textstats.go", "textstats_test.go", "README.md", ".gitignore",
-		"ui/stats.tsx", "ui/stats.css", "package.json", "tsconfig.json", "Dockerfile", ".dockerignore"} {
+		"ui/stats.tsx", "ui/stats.css", "package.json", "tsconfig.json", "Dockerfile", ".dockerignore",
+		"fixtures/text_stats/default.json", "stats_view_test.go"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("missing %s; have %v", want, keys(files))
 		}
@@ -68,7 +69,7 @@ func TestFilesWithoutReplace(t *testing.T) {
 		t.Errorf("go.mod:\n%s", mod)
 	}
 	for name := range files {
-		if viewOnly(name) {
+		if viewOnly(name) || strings.HasPrefix(name, "fixtures/") || name == "stats_view_test.go" {
 			t.Errorf("a project without a view has %s", name)
 		}
 	}
