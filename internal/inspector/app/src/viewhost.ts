@@ -29,11 +29,20 @@ export interface Events {
   hostEvent(kind: string, data: unknown): void;
 }
 
+// Frame is one rendering of a view: its iframe and its bridge.
+interface Frame {
+  iframe: HTMLIFrameElement;
+  bridge: AppBridge;
+  initialized: boolean;
+  resultSent: boolean;
+  size?: { height?: number; width?: number };
+}
+
 export class ViewHost {
-  private bridge?: AppBridge;
-  private iframe?: HTMLIFrameElement;
-  private initialized = false;
-  private resultSent = false;
+  // cur is the frame shown; next, during a reload, the new rendering that
+  // replaces it once ready, so the view never blanks while it reloads.
+  private cur?: Frame;
+  private next?: Frame;
   private render?: Render;
   private gen = 0;
 
@@ -45,11 +54,12 @@ export class ViewHost {
     private events: Events,
   ) {}
 
-  // load renders r, replacing whatever view was shown.
-  async load(r: Render): Promise<void> {
+  // load renders r, replacing whatever view was shown; with swap, the old
+  // view stays until the new one is ready.
+  async load(r: Render, swap = false): Promise<void> {
     const gen = ++this.gen;
     this.render = r;
-    this.events.status("loading");
+    if (!swap || !this.cur) this.events.status("loading");
     try {
       const read: any = await this.client.readResource({ uri: r.uri });
       if (gen !== this.gen) return;
@@ -64,8 +74,15 @@ export class ViewHost {
       if (!res.ok) throw new Error(`storing the view: ${res.status} ${await res.text()}`);
       const { path } = await res.json();
       if (gen !== this.gen) return;
-      await this.teardown();
-      this.mount(r, this.sandboxOrigin() + path, gen);
+      const pending = this.next;
+      this.next = undefined;
+      if (pending) void this.retire(pending);
+      if (!swap || !this.cur) {
+        const old = this.cur;
+        this.cur = undefined;
+        if (old) await this.retire(old);
+      }
+      this.mount(r, this.sandboxOrigin() + path, gen, !!this.cur);
     } catch (e) {
       if (gen === this.gen) this.events.status("error", String((e as Error)?.message ?? e));
     }
@@ -75,49 +92,50 @@ export class ViewHost {
   async setResult(result: any) {
     if (!this.render) return;
     this.render = { ...this.render, result };
-    await this.sendResult();
+    const f = this.next ?? this.cur;
+    if (f) await this.sendResult(f, this.gen);
   }
 
   // update tells the view about a changed emulation (theme, display mode, size).
   update() {
-    if (!this.bridge || !this.render) return;
-    this.bridge.setHostContext(hostContext(this.emulation(), this.render.tool));
+    if (!this.render) return;
+    for (const f of [this.cur, this.next]) f?.bridge.setHostContext(hostContext(this.emulation(), this.render.tool));
   }
 
   // reload re-reads the view (its URI may have changed with a rebuild) and
-  // renders it again with the same input and result.
+  // renders it again with the same input and result, in place.
   async reload(uri?: string) {
     if (!this.render) return;
-    await this.load({ ...this.render, uri: uri ?? this.render.uri });
+    await this.load({ ...this.render, uri: uri ?? this.render.uri }, true);
   }
 
   current(): Render | undefined {
     return this.render;
   }
 
-  private mount(r: Render, src: string, gen: number) {
+  private mount(r: Render, src: string, gen: number, swap: boolean) {
     const e = this.emulation();
     const preset: Preset = presets[e.host];
-    this.initialized = false;
-    this.resultSent = false;
     const iframe = document.createElement("iframe");
     iframe.setAttribute("sandbox", "allow-scripts");
     iframe.setAttribute("title", `view of ${r.tool?.name ?? "tool"}`);
-    iframe.className = "view-frame";
-    this.container.replaceChildren(iframe);
-    this.iframe = iframe;
+    iframe.className = swap ? "view-frame pending" : "view-frame";
+    if (swap) this.container.appendChild(iframe);
+    else this.container.replaceChildren(iframe);
 
     const bridge = new AppBridge(this.client, preset.hostInfo, preset.capabilities, {
       hostContext: hostContext(e, r.tool),
     });
-    this.bridge = bridge;
+    const f: Frame = { iframe, bridge, initialized: false, resultSent: false };
+    if (swap) this.next = f;
+    else this.cur = f;
     bridge.onsizechange = (p) => {
-      if (gen === this.gen) this.events.size(p.height, p.width);
+      f.size = p;
+      if (gen === this.gen && f === this.cur) this.events.size(p.height, p.width);
     };
     bridge.onrequestdisplaymode = async ({ mode }) => {
       this.events.hostEvent("request-display-mode", { mode });
-      const available = preset.displayModes;
-      const granted = available.includes(mode as any) ? mode : this.emulation().mode;
+      const granted = preset.displayModes.includes(mode as any) ? mode : this.emulation().mode;
       if (granted !== this.emulation().mode) this.events.displayMode(granted as any);
       return { mode: granted };
     };
@@ -149,10 +167,10 @@ export class ViewHost {
     };
     bridge.oninitialized = () => {
       if (gen !== this.gen) return;
-      this.initialized = true;
+      f.initialized = true;
       void (async () => {
         await bridge.sendToolInput({ arguments: r.input });
-        await this.sendResult();
+        await this.sendResult(f, gen);
       })().catch((err) => this.events.status("error", String(err)));
     };
     // Listen before the document loads: the view starts its handshake as
@@ -170,38 +188,47 @@ export class ViewHost {
       .catch((err) => this.events.status("error", String(err)));
   }
 
-  private async sendResult() {
+  private async sendResult(f: Frame, gen: number) {
     const r = this.render;
-    if (!this.bridge || !r || !this.initialized || this.resultSent || r.result === undefined) return;
-    this.resultSent = true;
-    const gen = this.gen;
-    await this.bridge.sendToolResult(r.result);
-    if (gen === this.gen) this.events.status("ready");
+    if (!r || !f.initialized || f.resultSent || r.result === undefined) return;
+    f.resultSent = true;
+    await f.bridge.sendToolResult(r.result);
+    if (gen !== this.gen) return;
+    if (f === this.next) {
+      // The new rendering is ready: it replaces the old one.
+      const old = this.cur;
+      this.cur = f;
+      this.next = undefined;
+      f.iframe.classList.remove("pending");
+      if (f.size) this.events.size(f.size.height, f.size.width);
+      if (old) void this.retire(old);
+    }
+    this.events.status("ready");
   }
 
-  async teardown() {
-    const b = this.bridge;
-    this.bridge = undefined;
-    if (b && this.initialized) {
+  // retire asks a view to tear down, then removes it.
+  private async retire(f: Frame) {
+    if (f.initialized) {
       try {
-        await Promise.race([b.teardownResource({}), new Promise((r) => setTimeout(r, 300))]);
+        await Promise.race([f.bridge.teardownResource({}), new Promise((r) => setTimeout(r, 300))]);
       } catch {
         // the view is going away regardless
       }
     }
     try {
-      await b?.close();
+      await f.bridge.close();
     } catch {
       // already closed
     }
-    this.iframe?.remove();
-    this.iframe = undefined;
+    f.iframe.remove();
   }
 
   async clear() {
     this.gen++;
     this.render = undefined;
-    await this.teardown();
+    const frames = [this.cur, this.next];
+    this.cur = this.next = undefined;
+    await Promise.all(frames.map((f) => (f ? this.retire(f) : undefined)));
     this.events.status("idle");
   }
 }
