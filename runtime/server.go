@@ -354,12 +354,11 @@ func (s *Server) newHandler() http.Handler {
 // sessionVersion returns the protocol version the client of session id
 // asked for in initialize, or "".
 func (s *Server) sessionVersion(id string) string {
-	for ss := range s.mcp.Sessions() {
-		if ss.ID() == id {
-			if p := ss.InitializeParams(); p != nil {
-				return p.ProtocolVersion
-			}
-			return ""
+	// The fast path tracks every session from its initialize (a map
+	// lookup, where s.mcp.Sessions() would walk them all).
+	if x, ok := s.fastPath.sessions.Load(id); ok {
+		if p := x.(*fastSession).ss.InitializeParams(); p != nil {
+			return p.ProtocolVersion
 		}
 	}
 	return ""
