@@ -13,7 +13,9 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -38,6 +40,16 @@ func TestGolden(t *testing.T) {
 				questionConnector(t, bin)
 			}
 		})
+	}
+}
+
+// TestLintCases checks that every lint rule has its golden case.
+func TestLintCases(t *testing.T) {
+	for _, r := range lint.Rules() {
+		file := filepath.Join("testdata", "lint_"+strings.ReplaceAll(r.Name, "-", "_")+".txtar")
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("rule %s %s has no golden case %s", r.Code, r.Name, file)
+		}
 	}
 }
 
@@ -72,11 +84,27 @@ func runCase(t *testing.T, file string) string {
 		}
 	}
 	res, diags := Generate(context.Background(), cfg)
+	lintOnly := strings.HasPrefix(filepath.Base(file), "lint_")
+	if lintOnly {
+		// A lint case shows the findings of its own rule (and any problem
+		// that is not a lint finding), so a new rule does not change it.
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(file), "lint_"), ".txtar")
+		rule := lint.Lookup(strings.ReplaceAll(name, "_", "-"))
+		if rule == nil {
+			t.Fatalf("%s names no lint rule (lint_NAME.txtar, NAME the rule's name with _ for -)", file)
+		}
+		var mine diag.List
+		for _, d := range diags {
+			if lint.Lookup(d.Code) == nil || d.Code == rule.Code {
+				mine = append(mine, d)
+			}
+		}
+		diags = mine
+	}
 	got := map[string][]byte{}
 	if len(diags) > 0 {
 		got["diagnostics"] = []byte(diags.Render(dir))
 	}
-	lintOnly := strings.HasPrefix(filepath.Base(file), "lint_")
 	if res != nil && !lintOnly {
 		for _, f := range res.Files {
 			got[f.Path] = f.Contents

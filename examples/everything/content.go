@@ -10,28 +10,28 @@ import (
 
 // Returns a short fixed text.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Simple text"
 func TestSimpleText() (string, error) {
 	return "This is a simple text response for testing.", nil
 }
 
 // Returns a one-pixel red PNG image.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Image content"
 func TestImageContent() (mcp.Content, error) {
 	return mcpgen.Image(redPixelPNG(), "image/png"), nil
 }
 
 // Returns a short silent WAV recording.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Audio content"
 func TestAudioContent() (mcp.Content, error) {
 	return mcpgen.Audio(silentWAV(), "audio/wav"), nil
 }
 
 // Returns a text resource embedded in the result.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Embedded resource"
 func TestEmbeddedResource() (mcp.Content, error) {
 	return mcpgen.EmbeddedText("test://embedded-resource", "text/plain", "This is an embedded resource content."), nil
 }
@@ -39,7 +39,7 @@ func TestEmbeddedResource() (mcp.Content, error) {
 // Returns text, an image and an embedded JSON
 // resource in one result.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Mixed content"
 func TestMultipleContentTypes() (mcpgen.Contents, error) {
 	return mcpgen.Contents{
 		mcpgen.Text("Multiple content types test:"),
@@ -50,7 +50,7 @@ func TestMultipleContentTypes() (mcpgen.Contents, error) {
 
 // Always fails, to show how an error reaches the model.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Error handling"
 func TestErrorHandling(ctx context.Context) error {
 	return errors.New("This tool intentionally returns an error for testing")
 }

@@ -10,7 +10,7 @@ import (
 
 // Sends three log messages while it works.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Logging"
 func TestToolWithLogging(ctx context.Context) (string, error) {
 	for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 		if i > 0 {
@@ -23,7 +23,7 @@ func TestToolWithLogging(ctx context.Context) (string, error) {
 
 // Reports its progress three times: 0, 50 and 100 of 100.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Progress"
 func TestToolWithProgress(ctx context.Context) (string, error) {
 	for _, p := range []float64{0, 50, 100} {
 		if p > 0 {
@@ -41,7 +41,7 @@ type SamplingInput struct {
 
 // Asks the client's language model to answer a prompt.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Sampling"
 func TestSampling(ctx context.Context, in SamplingInput) (string, error) {
 	answer, err := mcpgen.Sample(ctx, in.Prompt, 100)
 	if err != nil {
@@ -63,7 +63,7 @@ type Contact struct {
 
 // Asks the user for a name and an email address.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Elicitation"
 func TestElicitation(ctx context.Context, in ElicitationInput) (string, error) {
 	contact, action, err := mcpgen.Elicit[Contact](ctx, in.Message)
 	if err != nil {
@@ -84,7 +84,7 @@ type Profile struct {
 // Asks for a profile, offering a default for
 // every field.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Elicitation with defaults"
 func TestElicitationSep1034Defaults(ctx context.Context) (string, error) {
 	p, action, err := mcpgen.Elicit[Profile](ctx, "Please review your profile")
 	if err != nil {
@@ -96,7 +96,7 @@ func TestElicitationSep1034Defaults(ctx context.Context) (string, error) {
 // Closes its response stream before it answers, so the
 // client must reconnect and resume the stream to get the result (SEP-1699).
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Reconnection"
 func TestReconnection(ctx context.Context) (string, error) {
 	mcpgen.CloseStream(ctx, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond)
@@ -115,7 +115,7 @@ type Choices struct {
 // Asks the user to pick from single- and
 // multi-select lists, with and without display titles.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Elicitation with enums"
 func TestElicitationSep1330Enums(ctx context.Context) (string, error) {
 	c, action, err := mcpgen.Elicit[Choices](ctx, "Please make your choices")
 	if err != nil {

@@ -16,6 +16,7 @@ func mcpgenApp() *runtime.App {
 		Tools: []runtime.Tool{
 			{
 				Name:        "json_schema_2020_12_tool",
+				Title:       "JSON Schema 2020-12 input",
 				Description: "Takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"Person is the input of json_schema_2020_12_tool.","type":"object","properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"previous":{"description":"Earlier addresses, newest first.","type":"array","items":{"$ref":"#/$defs/address"}}},"additionalProperties":false,"$defs":{"address":{"description":"address is a postal address. Person uses it twice, so the input schema defines it once, under $defs/address, and refers to it with $ref.","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}}}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -30,6 +31,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_audio_content",
+				Title:       "Audio content",
 				Description: "Returns a short silent WAV recording.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -40,6 +42,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_elicitation",
+				Title:       "Elicitation",
 				Description: "Asks the user for a name and an email address.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"ElicitationInput is the question test_elicitation puts to the user.","type":"object","properties":{"message":{"description":"The message to show the user.","type":"string"}},"required":["message"],"additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -54,6 +57,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_elicitation_sep1034_defaults",
+				Title:       "Elicitation with defaults",
 				Description: "Asks for a profile, offering a default for\nevery field.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -64,6 +68,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_elicitation_sep1330_enums",
+				Title:       "Elicitation with enums",
 				Description: "Asks the user to pick from single- and\nmulti-select lists, with and without display titles.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -74,6 +79,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_embedded_resource",
+				Title:       "Embedded resource",
 				Description: "Returns a text resource embedded in the result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -84,6 +90,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_error_handling",
+				Title:       "Error handling",
 				Description: "Always fails, to show how an error reaches the model.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -94,6 +101,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_image_content",
+				Title:       "Image content",
 				Description: "Returns a one-pixel red PNG image.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -104,6 +112,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_multiple_content_types",
+				Title:       "Mixed content",
 				Description: "Returns text, an image and an embedded JSON\nresource in one result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -114,6 +123,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_reconnection",
+				Title:       "Reconnection",
 				Description: "Closes its response stream before it answers, so the\nclient must reconnect and resume the stream to get the result (SEP-1699).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -124,6 +134,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_sampling",
+				Title:       "Sampling",
 				Description: "Asks the client's language model to answer a prompt.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"SamplingInput is what test_sampling asks the client's model.","type":"object","properties":{"prompt":{"description":"The prompt to send to the LLM.","type":"string"}},"required":["prompt"],"additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -138,6 +149,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_simple_text",
+				Title:       "Simple text",
 				Description: "Returns a short fixed text.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -148,6 +160,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_tool_with_logging",
+				Title:       "Logging",
 				Description: "Sends three log messages while it works.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -158,6 +171,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "test_tool_with_progress",
+				Title:       "Progress",
 				Description: "Reports its progress three times: 0, 50 and 100 of 100.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -168,6 +182,7 @@ func mcpgenApp() *runtime.App {
 			},
 			{
 				Name:        "update_watched_resource",
+				Title:       "Update the watched resource",
 				Description: "Changes test://watched-resource and notifies its\nsubscribers.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true},

@@ -58,7 +58,7 @@ func WatchedResource() (string, error) {
 // Changes test://watched-resource and notifies its
 // subscribers.
 //
-//mcpgen:tool destructive idempotent
+//mcpgen:tool destructive idempotent title="Update the watched resource"
 func UpdateWatchedResource(ctx context.Context) (string, error) {
 	n := watched.Add(1)
 	if err := mcpgen.ResourceUpdated(ctx, "test://watched-resource"); err != nil {

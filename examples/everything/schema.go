@@ -19,7 +19,7 @@ type Person struct {
 // Takes an input whose schema uses JSON Schema 2020-12
 // features: $schema, $defs with $ref, and additionalProperties false.
 //
-//mcpgen:tool name=json_schema_2020_12_tool readonly
+//mcpgen:tool name=json_schema_2020_12_tool readonly title="JSON Schema 2020-12 input"
 func JSONSchemaTool(in Person) (string, error) {
 	return fmt.Sprintf("Hello, %s", in.Name), nil
 }

@@ -165,6 +165,7 @@ func Lookup(codeOrName string) *Rule {
 // rules lists every rule; each is declared in its own file.
 var rules = []*Rule{
 	toolAnnotations,
+	toolTitle,
 	descriptionEmpty,
 	descriptionFirstParagraph,
 	descriptionLength,

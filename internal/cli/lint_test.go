@@ -52,7 +52,7 @@ func TestLintExitCodes(t *testing.T) {
 
 // Ping answers pong.
 //
-//mcpgen:tool readonly
+//mcpgen:tool readonly title="Ping"
 func Ping() (string, error) { return "pong", nil }
 `})
 	out, errOut, code := runCLI(t, "lint", warnOnly)
@@ -72,7 +72,7 @@ func Ping() (string, error) { return "pong", nil }
 
 // Answers pong.
 //
-//mcpgen:tool name=net.ping
+//mcpgen:tool name=net.ping title="Ping"
 func Ping() (string, error) { return "pong", nil }
 `})
 	out, errOut, code = runCLI(t, "lint", withError)
@@ -114,7 +114,7 @@ func TestLintJSON(t *testing.T) {
 
 // Ping answers pong.
 //
-//mcpgen:tool name=net.ping
+//mcpgen:tool name=net.ping title="Ping"
 func Ping() (string, error) { return "pong", nil }
 `})
 	out, errOut, code := runCLI(t, "lint", dir, "--format", "json")
@@ -148,7 +148,7 @@ func Ping() (string, error) { return "pong", nil }
 		}
 	}
 	// A clean project prints an empty array, not null.
-	clean := lintModule(t, map[string]string{"main.go": lintMain, "tools.go": "package main\n\n// Answers pong.\n//\n//mcpgen:tool readonly\nfunc Ping() (string, error) { return \"pong\", nil }\n"})
+	clean := lintModule(t, map[string]string{"main.go": lintMain, "tools.go": "package main\n\n// Answers pong.\n//\n//mcpgen:tool readonly title=\"Ping\"\nfunc Ping() (string, error) { return \"pong\", nil }\n"})
 	if out, _, code := runCLI(t, "lint", clean, "--format", "json", "--strict"); code != ExitOK || out != "[]\n" {
 		t.Errorf("clean project: exit %d, %q", code, out)
 	}
