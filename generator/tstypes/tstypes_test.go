@@ -49,6 +49,10 @@ func project() *ir.Project {
 			Name:        "greet",
 			InputSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		},
+		{
+			Name:        "list_all",
+			InputSchema: []byte(`{"type":"object","properties":{"limit":{"type":"integer"}}}`),
+		},
 	}}
 }
 
@@ -107,7 +111,7 @@ export default function Orders() {
   return (
     <ul onClick={() => app.callTool<FindOrdersOutput>("find_orders", { customer: "C-1" }).then((r) => r.structuredContent?.total)}
         onKeyDown={() => app.callTool("find_orders", { customer: "C-1", status: "open" }).then((r) => r.structuredContent?.orders[0]?.parent?.id)}
-        onBlur={() => app.callTool("greet", { name: "Ada" })}
+        onBlur={() => app.callTool("greet", { name: "Ada" }).then(() => app.callTool("list_all"))}
         onFocus={() => app.callTool<{ n: number }>("some_other_tool").then((r) => r.structuredContent?.n)}>
       {data.orders.map((o) => <li key={o.id}>{o.placed} {o.lines?.length ?? 0} {first?.id} {next}</li>)}
       <li>{data.total}</li>
@@ -126,7 +130,7 @@ export default function Orders() {
   const status: number | undefined = input?.status;
   const app = useApp();
   return <p onClick={() => app.callTool("find_orders", { customr: "C-1" })}
-            onBlur={() => app.callTool("find_ordrs", { customer: "C-1" })}
+            onBlur={() => app.callTool("find_ordrs", { customer: "C-1" }).then(() => app.callTool("find_orders"))}
             onFocus={() => app.callTool("find_orders", { customer: "C-1" }).then((r) => r.structuredContent?.totl)}>
     {data?.totl} {status}</p>;
 }
@@ -181,6 +185,8 @@ func TestTypeScriptRejectsMisuse(t *testing.T) {
 		"Object literal may only specify known properties, but 'customr' does not exist in type 'FindOrdersInput'. Did you mean to write 'customer'?",
 		`ui/orders.tsx(9,40): error TS2769: No overload matches this call.`,
 		`Argument of type '"find_ordrs"' is not assignable to parameter of type 'ToolName'.`,
+		// Arguments are optional only for a tool that requires none.
+		"ui/orders.tsx(9,99): error TS2345",
 		"ui/orders.tsx(10,110): error TS2551: Property 'totl' does not exist on type 'FindOrdersOutput'. Did you mean 'total'?",
 	} {
 		if !strings.Contains(out, want) {

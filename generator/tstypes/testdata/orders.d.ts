@@ -43,10 +43,16 @@ interface GreetInput {
   name: string;
 }
 
+/** Arguments of the list_all tool. */
+interface ListAllInput {
+  limit?: number;
+}
+
 /** Every tool of this connector: name → input and structuredContent. */
 interface Tools {
   find_orders: { input: FindOrdersInput; output: FindOrdersOutput };
   greet: { input: GreetInput; output: unknown };
+  list_all: { input: ListAllInput; output: unknown };
 }
 
 declare module "mcpgen/ui" {
