@@ -3,10 +3,14 @@ package oauth
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -340,5 +344,49 @@ func TestVerifiedCacheExpires(t *testing.T) {
 	var te *TokenError
 	if _, err := v.Verify(context.Background(), tok); !errors.As(err, &te) || te.Check != CheckExpiry {
 		t.Errorf("Verify after expiry = %v; want an exp failure", err)
+	}
+}
+
+// TestDiscoveryFallbacks: an issuer with a path and only OpenID discovery
+// (appended to the path) is found; metadata naming another issuer is
+// refused and not retried before the interval.
+func TestDiscoveryFallbacks(t *testing.T) {
+	var fetches atomic.Int32
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		switch r.URL.Path {
+		case "/realms/mcp/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(Metadata{Issuer: srv.URL + "/realms/mcp", JWKSURI: srv.URL + "/realms/mcp/certs"})
+		case "/realms/evil/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(Metadata{Issuer: "https://evil.example.com", JWKSURI: srv.URL + "/certs"})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	v, err := New(Config{Issuer: srv.URL + "/realms/mcp", Audience: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Discover(context.Background())
+	if err != nil || m.JWKSURI != srv.URL+"/realms/mcp/certs" {
+		t.Fatalf("Discover = %+v, %v", m, err)
+	}
+
+	clock := newClock()
+	v, _ = New(Config{Issuer: srv.URL + "/realms/evil", Audience: resource, Now: clock.Now})
+	if _, err := v.Discover(context.Background()); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "names issuer") {
+		t.Fatalf("Discover with a foreign issuer = %v", err)
+	}
+	n := fetches.Load()
+	v.Discover(context.Background())
+	if fetches.Load() != n {
+		t.Errorf("a failed discovery was retried within the interval")
+	}
+	clock.Advance(DefaultRefetchInterval + time.Second)
+	v.Discover(context.Background())
+	if fetches.Load() == n {
+		t.Errorf("a failed discovery was not retried after the interval")
 	}
 }
