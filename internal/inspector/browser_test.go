@@ -461,3 +461,23 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 		t.Errorf("the protocol log has %d server and %d view messages", n.Server, n.View)
 	}
 }
+
+// TestAppTypes type-checks the inspector's TypeScript source (esbuild, which
+// bundles it, only strips the types).
+func TestAppTypes(t *testing.T) {
+	node := testenv.Node(t)
+	dir := filepath.Join(testenv.Root(), "internal", "inspector", "app")
+	tsc := filepath.Join(dir, "node_modules", "typescript", "bin", "tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		msg := "internal/inspector/app/node_modules lacks typescript; run scripts/setup.sh"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	cmd := exec.Command(node, tsc, "-p", "tsconfig.json")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
