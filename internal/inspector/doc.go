@@ -23,6 +23,19 @@
 // [Server.SetStatus] publishes the build's diagnostics; the app shows them
 // as an overlay until a status without errors arrives.
 //
+// # Routes
+//
+// On the app's origin: / (the app, at any path outside /mcp and /_mcpgen/),
+// /mcp (when Options.MCP or MCPURL is set), and
+//
+//	GET  /_mcpgen/config     {"name", "mcp", "sandboxPort"}
+//	GET  /_mcpgen/fixtures   {"fixtures": [Fixture...], "diagnostics": [Diagnostic...]}
+//	GET  /_mcpgen/status     the current Status: the build's diagnostics
+//	GET  /_mcpgen/events     the Status as server-sent events ("status"), now and on every change
+//	POST /_mcpgen/views      {"html", "csp"} → {"path"}: a view document for the sandbox
+//
+// On the sandbox origin: GET /view/{id}, the stored document with its CSP.
+//
 // # Automation contract
 //
 // External checks rely on these exactly:
