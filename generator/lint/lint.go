@@ -166,6 +166,7 @@ func Lookup(codeOrName string) *Rule {
 var rules = []*Rule{
 	toolAnnotations,
 	toolTitle,
+	readWriteTool,
 	descriptionEmpty,
 	descriptionFirstParagraph,
 	descriptionLength,
