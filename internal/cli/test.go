@@ -91,5 +91,23 @@ func runTest(c *ucli.Context) error {
 	default:
 		fmt.Fprintf(stdout, "ok: %s passed\n", plural(len(rep.Cases), "case"))
 	}
+	if n := noGolden(rep); n > 0 && !c.Bool("update") {
+		has := fmt.Sprintf("%d cases have", n)
+		if n == 1 {
+			has = "1 case has"
+		}
+		fmt.Fprintf(stdout, "%s no golden screenshot to compare with; mcpgen test --update keeps this run's (in fixtures/)\n", has)
+	}
 	return nil
+}
+
+// noGolden counts the cases that passed without a golden to compare with.
+func noGolden(rep *viewtest.Report) int {
+	n := 0
+	for _, c := range rep.Cases {
+		if len(c.Failures) == 0 && !c.Compared && !c.Updated {
+			n++
+		}
+	}
+	return n
 }
