@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +84,7 @@ type fastPath struct {
 	next http.Handler
 
 	sessions sync.Map                  // session ID -> *fastSession (sessions era)
+	streams  sync.Map                  // stream ID -> *fastStream (resumable answers in progress)
 	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
 	lists    [2]atomic.Pointer[[]byte] // encoded tools/list results: sessions, 2026-07-28
 
@@ -141,6 +143,9 @@ type fastRequest struct {
 }
 
 func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && f.resume(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost || !f.s.fastEnabled() || r.Body == nil {
 		f.next.ServeHTTP(w, r)
 		return
@@ -292,12 +297,15 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	wh := w.Header()
 	wh["Cache-Control"] = []string{"no-cache, no-transform"}
 	var (
-		call   *fastCall
-		stream string // the event stream's id, when the answer is resumable
-		// end is called when the call has ended, before the response is
-		// written; unlock after.
-		end, unlock = func() {}, func() {}
+		call      *fastCall
+		resumable bool
+		cleanups  []func() // when the call has ended
 	)
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
 	if fs != nil {
 		switch x := mreq.(type) {
 		case *mcp.CallToolRequest:
@@ -311,99 +319,169 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		// is answered on a resumable event stream: it goes on if the
 		// connection drops, and its result waits in the event store for
 		// the client to resume the stream (Last-Event-ID).
-		resumable := f.events != nil && r.Header.Get("Mcp-Protocol-Version") >= resumableVersion
+		resumable = f.events != nil && r.Header.Get("Mcp-Protocol-Version") >= resumableVersion
 		if resumable {
 			ctx = context.WithoutCancel(ctx)
 		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
 		stop := context.AfterFunc(fs.ctx, cancel) // the session closed
-		defer stop()
+		cleanups = append(cleanups, cancel, func() { stop() })
 		call = &fastCall{cancel: cancel}
 		key := inflightKey{sid, string(req.ID)}
 		if _, dup := f.inflight.LoadOrStore(key, call); dup {
+			cleanup()
 			wh["Content-Type"] = []string{"application/json"}
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write(errorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
 			return true
 		}
-		defer f.inflight.Delete(key)
-		if resumable {
-			stream = rand.Text()
-			if err := f.events.Open(ctx, sid, stream); err != nil {
-				http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
-				return true
-			}
-			if err := f.events.Append(ctx, sid, stream, nil); err != nil {
-				f.s.logger.Warn("storing priming event", "err", err)
-			}
-			wh["Content-Type"] = []string{"text/event-stream"}
-			wh["Connection"] = []string{"keep-alive"}
-			w.WriteHeader(http.StatusOK)
-			w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
-			// The priming event goes out with the result when the call
-			// ends within primeDelay (one write instead of two), else on
-			// its own then, so the client has an event id to resume from.
-			var mu sync.Mutex
-			ended := false
-			prime := time.AfterFunc(primeDelay, func() {
-				mu.Lock()
-				defer mu.Unlock()
-				if !ended {
-					http.NewResponseController(w).Flush()
-				}
-			})
-			end = func() {
-				prime.Stop()
-				mu.Lock()
-				ended = true
-			}
-			unlock = mu.Unlock
-		}
+		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
 	}
-	var (
-		res mcp.Result
-		err error
-	)
-	res, err = run(ctx, req.Method, mreq)
-	end()
-	defer unlock()
-	if (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) {
-		// The client cancelled the call: it gets no response.
-		if stream == "" {
+	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) }
+	encode := func(res mcp.Result, err error) []byte {
+		switch {
+		case err != nil:
+			return errorResponse(req.ID, err)
+		case listOnly:
+			return f.listResponse(req.ID, stateless)
+		case req.Method == "tools/call":
+			ctr, _ := res.(*mcp.CallToolResult)
+			return f.resultResponse(req.ID, ctr, stateless)
+		}
+		return f.otherResponse(req.ID, res, stateless)
+	}
+	if !resumable {
+		defer cleanup()
+		res, err := run(ctx, req.Method, mreq)
+		if cancelled() {
+			// The client cancelled the call: it gets no response.
 			w.WriteHeader(http.StatusAccepted)
+			return true
 		}
+		out := encode(res, err)
+		wh["Content-Type"] = []string{"application/json"}
+		w.WriteHeader(http.StatusOK)
+		w.Write(out)
 		return true
 	}
-	var out []byte
-	switch {
-	case err != nil:
-		out = errorResponse(req.ID, err)
-	case listOnly:
-		out = f.listResponse(req.ID, stateless)
-	case req.Method == "tools/call":
-		ctr, _ := res.(*mcp.CallToolResult)
-		out = f.resultResponse(req.ID, ctr, stateless)
-	default:
-		out = f.otherResponse(req.ID, res, stateless)
+	f.serveStream(w, ctx, sid, req.Method, mreq, run, cancelled, encode, cleanup)
+	return true
+}
+
+// fastStream is a resumable answer in progress.
+type fastStream struct {
+	done chan struct{} // closed once the result is in the event store
+}
+
+// serveStream answers on a resumable event stream: a priming event, then
+// the result, both kept in the event store. The call runs on its own
+// goroutine, so that CloseStream can end the HTTP response while the call
+// goes on; the client then resumes the stream (GET with Last-Event-ID),
+// which waits for the result and is then replayed by the go-sdk from the
+// event store.
+func (f *fastPath) serveStream(w http.ResponseWriter, ctx context.Context, sid, method string, mreq mcp.Request,
+	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
+	stream := rand.Text()
+	if err := f.events.Open(ctx, sid, stream); err != nil {
+		cleanup()
+		http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
+		return
 	}
-	if stream != "" {
-		if err := f.events.Append(ctx, sid, stream, out); err != nil {
-			f.s.logger.Warn("storing event", "err", err)
-		}
-		ev := make([]byte, 0, len(out)+len(stream)+40)
-		ev = append(ev, "event: message\nid: "...)
-		ev = append(ev, stream...)
-		ev = append(ev, "_1\ndata: "...)
-		ev = append(ev, out...)
-		ev = append(ev, "\n\n"...)
-		w.Write(ev)
-		return true
+	if err := f.events.Append(ctx, sid, stream, nil); err != nil {
+		f.s.logger.Warn("storing priming event", "err", err)
 	}
-	wh["Content-Type"] = []string{"application/json"}
+	wh := w.Header()
+	wh["Content-Type"] = []string{"text/event-stream"}
+	wh["Connection"] = []string{"keep-alive"}
 	w.WriteHeader(http.StatusOK)
-	w.Write(out)
+	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
+	var (
+		mu       sync.Mutex // guards w, ended and closed
+		ended    bool       // the call has ended
+		closed   bool       // CloseStream ended the response
+		closeReq = make(chan struct{})
+	)
+	// The priming event goes out with the result when the call ends within
+	// primeDelay (one write instead of two), else on its own then, so the
+	// client has an event id to resume from.
+	prime := time.AfterFunc(primeDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended && !closed {
+			http.NewResponseController(w).Flush()
+		}
+	})
+	if x, ok := mreq.(*mcp.CallToolRequest); ok {
+		x.Extra.CloseSSEStream = func(args mcp.CloseSSEStreamArgs) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ended || closed {
+				return
+			}
+			closed = true
+			if args.RetryAfter > 0 {
+				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
+			}
+			http.NewResponseController(w).Flush()
+			close(closeReq)
+		}
+	}
+	st := &fastStream{done: make(chan struct{})}
+	f.streams.Store(stream, st)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		defer cleanup()
+		res, err := run(ctx, method, mreq)
+		prime.Stop()
+		var ev []byte
+		if !cancelled() {
+			out := encode(res, err)
+			if err := f.events.Append(ctx, sid, stream, out); err != nil {
+				f.s.logger.Warn("storing event", "err", err)
+			}
+			ev = make([]byte, 0, len(out)+len(stream)+40)
+			ev = append(ev, "event: message\nid: "...)
+			ev = append(ev, stream...)
+			ev = append(ev, "_1\ndata: "...)
+			ev = append(ev, out...)
+			ev = append(ev, "\n\n"...)
+		}
+		f.streams.Delete(stream)
+		close(st.done)
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if !closed && ev != nil {
+			w.Write(ev)
+		}
+	}()
+	select {
+	case <-finished:
+	case <-closeReq:
+	}
+}
+
+// resume holds a client's resumption of a stream the fast path is still
+// answering until its result is stored, then lets the go-sdk replay it.
+// It reports false for any other stream.
+func (f *fastPath) resume(w http.ResponseWriter, r *http.Request) bool {
+	lid := r.Header.Get("Last-Event-ID")
+	stream, _, ok := strings.Cut(lid, "_")
+	if !ok {
+		return false
+	}
+	x, ok := f.streams.Load(stream)
+	if !ok {
+		return false
+	}
+	select {
+	case <-x.(*fastStream).done:
+	case <-r.Context().Done():
+		return true
+	}
+	f.next.ServeHTTP(w, r)
 	return true
 }
 

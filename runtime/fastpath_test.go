@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen"
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -402,5 +403,67 @@ func testFastPathClosedSession(t *testing.T, opts ...runtime.Option) {
 			b, _ := io.ReadAll(resp.Body)
 			return resp.StatusCode == http.StatusNotFound && strings.Contains(string(b), "-32001")
 		})
+	}
+}
+
+// TestFastPathCloseStream closes a call's stream from its handler
+// (mcpgen.CloseStream): the response ends with the retry delay, the call
+// goes on, and the client resuming with Last-Event-ID gets the result.
+func TestFastPathCloseStream(t *testing.T) {
+	app := testApp(newProbe())
+	release := make(chan struct{})
+	app.Tools = append(app.Tools, runtime.Tool{
+		Name: "long", Description: "Frees its connection, then answers.", InputSchema: emptyInput, Result: runtime.ResultText,
+		Handler: noInput(func(ctx context.Context) (any, error) {
+			if !mcpgen.CloseStream(ctx, 50*time.Millisecond) {
+				return "no stream to close", nil
+			}
+			<-release
+			return "answered after the stream closed", nil
+		}),
+	})
+	url := serveHTTP(t, app)
+	h := rawSession(t, url)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":"l1","method":"tools/call","params":{"name":"long","arguments":{}}}`, h)
+	body, _ := io.ReadAll(resp.Body) // the response ends while the call goes on
+	var prime string
+	for _, l := range strings.Split(string(body), "\n") {
+		if id, ok := strings.CutPrefix(l, "id: "); ok && prime == "" {
+			prime = id
+		}
+	}
+	if prime == "" || !strings.Contains(string(body), "retry: 50") || strings.Contains(string(body), `"result"`) {
+		t.Fatalf("closed stream: %q, want a priming event and a retry, no result", body)
+	}
+	// The client resumes while the call still runs: the resumption waits
+	// for the result.
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", h["Mcp-Session-Id"])
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Last-Event-ID", prime)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan string, 1)
+	go func() {
+		gresp, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer gresp.Body.Close()
+		sc := bufio.NewScanner(gresp.Body)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "answered after the stream closed") {
+				got <- "result"
+				return
+			}
+		}
+		got <- gresp.Status
+	}()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if g := <-got; g != "result" {
+		t.Errorf("the result was not replayed after Last-Event-ID: %s", g)
 	}
 }
