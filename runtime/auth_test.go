@@ -396,3 +396,60 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+// TestDevFront: behind mcpgen dev, the connector answers only requests
+// carrying the run's key, and takes the caller from the front's header.
+func TestDevFront(t *testing.T) {
+	s, err := runtime.NewServer(authApp(), runtime.WithLogger(quietLogger(nil)), runtime.WithDevFront("run-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	post := func(key, identity string) int {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(authInitBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if key != "" {
+			req.Header.Set(runtime.DevKeyHeader, key)
+		}
+		if identity != "" {
+			req.Header.Set(runtime.DevIdentityHeader, identity)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post("", ""); code != http.StatusForbidden {
+		t.Errorf("no key: %d, want 403", code)
+	}
+	if code := post("wrong-key", runtime.EncodeDevIdentity(&runtime.Identity{Subject: "mallory"})); code != http.StatusForbidden {
+		t.Errorf("wrong key: %d, want 403", code)
+	}
+	if code := post("run-key", "not base64!"); code != http.StatusBadRequest {
+		t.Errorf("malformed identity: %d, want 400", code)
+	}
+
+	rt := &devFrontTransport{key: "run-key", id: runtime.EncodeDevIdentity(&runtime.Identity{Subject: "alice", Scopes: []string{"a"}, Claims: map[string]any{"email": "alice@example.com"}})}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "front", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: rt}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := textOf(t, call(t, cs, "whoami", nil)); got != "alice a alice@example.com" {
+		t.Errorf("whoami = %q", got)
+	}
+}
+
+type devFrontTransport struct{ key, id string }
+
+func (d *devFrontTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(runtime.DevKeyHeader, d.key)
+	r.Header.Set(runtime.DevIdentityHeader, d.id)
+	return http.DefaultTransport.RoundTrip(r)
+}
