@@ -194,6 +194,10 @@ func TestInspectorInProcess(t *testing.T) {
 		t.Errorf("view width with ChatGPT's mobile preset = %q, want 375px", w)
 	}
 
+	// The protocol log copies.
+	b.do("click", map[string]any{"name": "Copy"})
+	b.do("waitText", map[string]any{"text": "Copied", "exact": true})
+
 	// A result over the token cap is flagged.
 	b.do("click", map[string]any{"name": "big"})
 	b.do("click", map[string]any{"name": "Call"})

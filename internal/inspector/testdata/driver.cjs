@@ -14,7 +14,7 @@ async function main() {
   page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
   page.on("pageerror", (e) => consoleLines.push(`pageerror: ${e.message}`));
   const timeout = cfg.timeoutMs || 15000;
-  const view = () => page.frameLocator("#view iframe:not(.pending)");
+  const view = () => page.frameLocator("#view iframe:not(.offstage)");
   const ops = {
     async goto(c) { await page.goto(c.url); },
     async click(c) {
@@ -32,7 +32,7 @@ async function main() {
     async waitFrameText(c) { await view().locator("body").getByText(c.text).first().waitFor({ timeout: c.timeoutMs || timeout }); },
     async frameText() { return await view().locator("body").innerText({ timeout }); },
     async frameEval(c) {
-      const h = await page.locator("#view iframe:not(.pending)").elementHandle({ timeout });
+      const h = await page.locator("#view iframe:not(.offstage)").elementHandle({ timeout });
       const f = await h.contentFrame();
       return await f.evaluate(c.expr);
     },

@@ -119,7 +119,7 @@ export class ViewHost {
     const iframe = document.createElement("iframe");
     iframe.setAttribute("sandbox", "allow-scripts");
     iframe.setAttribute("title", `view of ${r.tool?.name ?? "tool"}`);
-    iframe.className = swap ? "view-frame pending" : "view-frame";
+    iframe.className = swap ? "view-frame offstage" : "view-frame";
     if (swap) this.container.appendChild(iframe);
     else this.container.replaceChildren(iframe);
 
@@ -199,9 +199,12 @@ export class ViewHost {
       const old = this.cur;
       this.cur = f;
       this.next = undefined;
-      f.iframe.classList.remove("pending");
+      f.iframe.classList.remove("offstage");
       if (f.size) this.events.size(f.size.height, f.size.width);
-      if (old) void this.retire(old);
+      if (old) {
+        old.iframe.classList.add("offstage");
+        void this.retire(old);
+      }
     }
     this.events.status("ready");
   }
