@@ -42,7 +42,7 @@ var as struct {
 func issuer(t *testing.T) string {
 	t.Helper()
 	node := testenv.Node(t)
-	nm := testenv.NodeModules(t, "oidc-provider", "jose", "@modelcontextprotocol/sdk")
+	nm := testenv.NodeModules(t, "oidc-provider", "@modelcontextprotocol/sdk")
 	as.once.Do(func() {
 		dir := scriptDir(t, nm)
 		cmd := exec.Command(node, filepath.Join(dir, "provider.mjs"))

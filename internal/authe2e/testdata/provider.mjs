@@ -12,7 +12,6 @@
 import http from 'node:http';
 import crypto from 'node:crypto';
 import Provider from 'oidc-provider';
-import * as jose from 'jose';
 
 const SCOPES = 'notes:read notes:write';
 
@@ -94,8 +93,11 @@ async function mint(q) {
     client_id: 'minted',
   };
   const jwk = q.get('key') === 'stranger' ? stranger : keys[0];
-  const key = await jose.importJWK(jwk, 'ES256');
-  return new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' }).sign(key);
+  const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const input = `${b64({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })}.${b64(claims)}`;
+  const key = crypto.createPrivateKey({ key: jwk, format: 'jwk' });
+  const sig = crypto.sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${sig.toString('base64url')}`;
 }
 
 server.on('request', async (req, res) => {
