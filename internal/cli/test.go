@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
@@ -68,7 +67,6 @@ func runTest(c *ucli.Context) error {
 		Tolerance: c.Float64("tolerance"),
 		Timeout:   c.Duration("timeout"),
 		TypeCheck: !c.Bool("no-typecheck"),
-		Chrome:    os.Getenv("MCPGEN_CHROME"),
 		Stdout:    stdout,
 		Stderr:    stderr,
 	})
