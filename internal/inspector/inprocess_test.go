@@ -3,6 +3,7 @@ package inspector_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -79,6 +80,18 @@ func echoServer(t *testing.T) *mcp.Server {
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 	})
+	s.AddTool(&mcp.Tool{Name: "ask", Description: "Asks the user's name.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+				Message: "What is your name?",
+				RequestedSchema: map[string]any{"type": "object", "required": []string{"name"},
+					"properties": map[string]any{"name": map[string]any{"type": "string", "minLength": 2}}},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: hello %v", res.Action, res.Content["name"])}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "big", Description: "Returns a lot of text.", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("lorem ipsum ", 10000)}}}, nil
@@ -202,6 +215,14 @@ func TestInspectorInProcess(t *testing.T) {
 	b.do("click", map[string]any{"name": "big"})
 	b.do("click", map[string]any{"name": "Call"})
 	b.do("waitText", map[string]any{"text": "over the 25k cap"})
+
+	// The server asks the user (elicitation): a form from its schema.
+	b.do("click", map[string]any{"name": "ask"})
+	b.do("click", map[string]any{"name": "Call"})
+	b.do("waitText", map[string]any{"text": "What is your name?"})
+	b.do("fill", map[string]any{"label": "name", "value": "Ada"})
+	b.do("click", map[string]any{"name": "Accept"})
+	b.do("waitText", map[string]any{"text": "accept: hello Ada"})
 
 	// Resources, templates and prompts.
 	b.do("click", map[string]any{"name": "test://static"})

@@ -76,6 +76,8 @@ export function App() {
   const [client, setClient] = React.useState<Client | null>(null);
   const [connError, setConnError] = React.useState("");
   const [notice, setNotice] = React.useState("");
+  // A question the server asked (elicitation/create), until answered.
+  const [question, setQuestion] = React.useState<{ params: any; answer: (r: any) => void } | null>(null);
   const [lists, setLists] = React.useState<Lists>({ tools: [], resources: [], templates: [], prompts: [] });
   const [fixtures, setFixtures] = React.useState<Fixture[]>([]);
   const [fixtureDiags, setFixtureDiags] = React.useState<Diag[]>([]);
@@ -164,6 +166,7 @@ export function App() {
         const cur = hostRef.current?.current();
         if (cur && cur.uri === uri) void hostRef.current!.reload();
       },
+      (params) => new Promise((resolve) => setQuestion({ params, answer: (r) => (setQuestion(null), resolve(r)) })),
     )
       .then(async (cl) => {
         c = cl;
@@ -610,6 +613,8 @@ export function App() {
 
       <ProtocolPanel />
 
+      {question && <Question q={question} />}
+
       {errorsShown && (
         <div className="overlay" role="alertdialog" aria-label="Build errors">
           <div className="overlay-box">
@@ -627,6 +632,28 @@ export function App() {
           </div>
         </div>
       )}
+    </div>
+  );
+}
+
+// Question is the dialog for a server's elicitation/create: its message and
+// a form generated from the requested schema.
+function Question({ q }: { q: { params: any; answer: (r: any) => void } }) {
+  const schema = q.params?.requestedSchema ?? { type: "object", properties: {} };
+  const [value, setValue] = React.useState<Record<string, unknown>>(() => initial(schema, schema) ?? {});
+  const errors = validate(schema, value, schema);
+  return (
+    <div className="overlay" role="dialog" aria-label="The server asks">
+      <form className="overlay-box question" onSubmit={(e) => { e.preventDefault(); q.answer({ action: "accept", content: value }); }}>
+        <h2>The server asks</h2>
+        <p>{q.params?.message}</p>
+        <Fields schema={schema} root={schema} value={value} path="" errors={errors} onChange={setValue} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={Object.keys(errors).length > 0}>Accept</button>
+          <button type="button" onClick={() => q.answer({ action: "decline" })}>Decline</button>
+          <button type="button" onClick={() => q.answer({ action: "cancel" })}>Cancel</button>
+        </div>
+      </form>
     </div>
   );
 }
