@@ -44,7 +44,7 @@ func scopedSubjects(p *Pass) []scoped {
 var scopeWithoutIssuer = &Rule{
 	Code:     "AUTH001",
 	Name:     "scope-without-issuer",
-	Title:    "scope= needs an OAuth issuer",
+	Title:    "`scope=` needs an OAuth issuer",
 	Severity: diag.Error,
 	Doc: "`scope=` says which OAuth scopes a call needs, but scopes are checked only when\n" +
 		"the connector runs with auth on (`--auth-issuer`). Deployed without an issuer,\n" +
@@ -78,7 +78,7 @@ var scopeWithoutIssuer = &Rule{
 var issuerWithoutScopes = &Rule{
 	Code:     "AUTH002",
 	Name:     "issuer-without-scopes",
-	Title:    "With an OAuth issuer, some tool declares scope=",
+	Title:    "With an OAuth issuer, some tool declares `scope=`",
 	Severity: diag.Warning,
 	Doc: "With `--auth-issuer`, every caller needs a valid token — but a token is all\n" +
 		"they need: without `scope=` on any tool, resource or prompt (and without\n" +

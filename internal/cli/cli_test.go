@@ -32,12 +32,12 @@ func TestHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, verb := range []string{"new", "generate", "build", "dev"} {
+	for _, verb := range []string{"new", "generate", "build", "dev", "lint"} {
 		if !strings.Contains(out, "   "+verb) {
 			t.Errorf("help does not list %s:\n%s", verb, out)
 		}
 	}
-	for _, verb := range []string{"new", "generate", "build", "dev"} {
+	for _, verb := range []string{"new", "generate", "build", "dev", "lint"} {
 		out, _, code := runCLI(t, verb, "--help")
 		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "mcpgen "+verb) {
 			t.Errorf("%s --help: exit %d, no examples:\n%s", verb, code, out)

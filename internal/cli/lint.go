@@ -23,8 +23,9 @@ func lintCommand() *ucli.Command {
 		Description: "Checks the connector in DIR (default: the current directory) for what gets it rejected\n" +
 			"from connector directories or makes it misbehave in hosts: missing annotations, descriptions\n" +
 			"hosts truncate or strip, names a host cannot map, schemas and results over host limits,\n" +
-			"views whose network use their CSP does not allow. Each finding has a rule code, a place\n" +
-			"(file:line:col) and the fix; docs/lint.md documents every rule. Writes nothing.\n\n" +
+			"views whose network use their CSP does not allow, scopes without an issuer. Each finding\n" +
+			"has a rule code, a place (file:line:col) and the fix; docs/lint.md documents every\n" +
+			"rule. Writes nothing.\n\n" +
 			"Exit status: 1 when there is an error (or, with --strict, any warning), else 0.\n\n" +
 			"Examples:\n" +
 			"  mcpgen lint                      lint the connector in the current directory\n" +
