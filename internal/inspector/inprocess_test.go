@@ -92,6 +92,21 @@ func echoServer(t *testing.T) *mcp.Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: hello %v", res.Action, res.Content["name"])}}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "summarize", Description: "Asks the model for a summary.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+				MaxTokens: 100,
+				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "Summarize: the cat sat"}}},
+			})
+			if err != nil {
+				return nil, err
+			}
+			text := ""
+			if tc, ok := res.Content.(*mcp.TextContent); ok {
+				text = tc.Text
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "model said: " + text}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "big", Description: "Returns a lot of text.", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("lorem ipsum ", 10000)}}}, nil
@@ -223,6 +238,14 @@ func TestInspectorInProcess(t *testing.T) {
 	b.do("fill", map[string]any{"label": "name", "value": "Ada"})
 	b.do("click", map[string]any{"name": "Accept"})
 	b.do("waitText", map[string]any{"text": "accept: hello Ada"})
+
+	// The server asks the model (sampling): the user types the reply.
+	b.do("click", map[string]any{"name": "summarize"})
+	b.do("click", map[string]any{"name": "Call"})
+	b.do("waitText", map[string]any{"text": "Summarize: the cat sat"})
+	b.do("fill", map[string]any{"label": "reply", "value": "A cat, sitting."})
+	b.do("click", map[string]any{"name": "Send reply"})
+	b.do("waitText", map[string]any{"text": "model said: A cat, sitting."})
 
 	// Resources, templates and prompts.
 	b.do("click", map[string]any{"name": "test://static"})

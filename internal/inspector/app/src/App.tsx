@@ -78,6 +78,8 @@ export function App() {
   const [notice, setNotice] = React.useState("");
   // A question the server asked (elicitation/create), until answered.
   const [question, setQuestion] = React.useState<{ params: any; answer: (r: any) => void } | null>(null);
+  // A sampling/createMessage the user answers in the model's place.
+  const [sampling, setSampling] = React.useState<{ params: any; answer: (text: string | null) => void } | null>(null);
   const [lists, setLists] = React.useState<Lists>({ tools: [], resources: [], templates: [], prompts: [] });
   const [fixtures, setFixtures] = React.useState<Fixture[]>([]);
   const [fixtureDiags, setFixtureDiags] = React.useState<Diag[]>([]);
@@ -167,6 +169,17 @@ export function App() {
         if (cur && cur.uri === uri) void hostRef.current!.reload();
       },
       (params) => new Promise((resolve) => setQuestion({ params, answer: (r) => (setQuestion(null), resolve(r)) })),
+      (params) =>
+        new Promise((resolve, reject) =>
+          setSampling({
+            params,
+            answer: (text) => {
+              setSampling(null);
+              if (text === null) reject(new Error("the user declined the sampling request in the inspector"));
+              else resolve({ role: "assistant", content: { type: "text", text }, model: "mcpgen-inspector (typed by you)", stopReason: "endTurn" });
+            },
+          }),
+        ),
     )
       .then(async (cl) => {
         c = cl;
@@ -614,6 +627,7 @@ export function App() {
       <ProtocolPanel />
 
       {question && <Question q={question} />}
+      {sampling && <SamplingDialog s={sampling} />}
 
       {errorsShown && (
         <div className="overlay" role="alertdialog" aria-label="Build errors">
@@ -652,6 +666,35 @@ function Question({ q }: { q: { params: any; answer: (r: any) => void } }) {
           <button type="submit" className="primary" disabled={Object.keys(errors).length > 0}>Accept</button>
           <button type="button" onClick={() => q.answer({ action: "decline" })}>Decline</button>
           <button type="button" onClick={() => q.answer({ action: "cancel" })}>Cancel</button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+// SamplingDialog shows what the server asks the model
+// (sampling/createMessage) and sends back the reply the user types.
+function SamplingDialog({ s }: { s: { params: any; answer: (text: string | null) => void } }) {
+  const [text, setText] = React.useState("");
+  const msgs: any[] = s.params?.messages ?? [];
+  return (
+    <div className="overlay" role="dialog" aria-label="The server asks the model">
+      <form className="overlay-box question" onSubmit={(e) => { e.preventDefault(); s.answer(text); }}>
+        <h2>The server asks the model</h2>
+        {s.params?.systemPrompt && <p className="muted">system: {s.params.systemPrompt}</p>}
+        {msgs.map((m, i) => (
+          <p key={i}>
+            <span className="badge">{m.role}</span>{" "}
+            {[].concat(m.content ?? []).map((c: any) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ")}
+          </p>
+        ))}
+        <label className="field">
+          <span className="fname">reply</span>
+          <textarea aria-label="reply" rows={4} value={text} onChange={(e) => setText(e.target.value)} />
+        </label>
+        <div className="actions">
+          <button type="submit" className="primary">Send reply</button>
+          <button type="button" onClick={() => s.answer(null)}>Decline</button>
         </div>
       </form>
     </div>

@@ -15,21 +15,27 @@ export interface Lists {
 // Elicit asks the user what the server's elicitation/create asks.
 export type Elicit = (params: any) => Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }>;
 
+// Sample answers the server's sampling/createMessage: the user plays the model.
+export type Sample = (params: any) => Promise<any>;
+
 export async function connect(
   onListChanged: (what: string) => void,
   onUpdated: (uri: string) => void,
   elicit: Elicit,
+  sample: Sample,
 ): Promise<Client> {
   const client = new Client(
     { name: "mcpgen-inspector", version: "1.0.0" },
     {
       capabilities: {
         elicitation: { form: {} },
+        sampling: {},
         extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
       } as any,
     },
   );
   client.setRequestHandler("elicitation/create", async (req: any) => (await elicit(req.params)) as any);
+  client.setRequestHandler("sampling/createMessage", async (req: any) => (await sample(req.params)) as any);
   // Notifications are observed on the transport, not through the client's
   // handlers: AppBridge takes those over to forward them to the view.
   const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href)), "server", (m) => {
