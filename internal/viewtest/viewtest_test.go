@@ -278,6 +278,13 @@ func TestExamples(t *testing.T) {
 		t.Skip("builds connectors and runs a browser")
 	}
 	testenv.Chromium(t)
+	// Every example with views has fixtures.
+	uis, _ := filepath.Glob(filepath.Join(testenv.Root(), "examples", "*", "ui"))
+	for _, ui := range uis {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(ui), "fixtures")); err != nil {
+			t.Errorf("examples/%s has views but no fixtures/: add fixtures/TOOL/NAME.json and run mcpgen test --update there", filepath.Base(filepath.Dir(ui)))
+		}
+	}
 	dirs, _ := filepath.Glob(filepath.Join(testenv.Root(), "examples", "*", "fixtures"))
 	if len(dirs) == 0 {
 		t.Fatal("no example has fixtures")
