@@ -365,7 +365,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		w.Write(out)
 		return true
 	}
-	f.serveStream(w, ctx, sid, req.Method, mreq, run, cancelled, encode, cleanup)
+	f.serveStream(w, r, ctx, sid, req.Method, mreq, run, cancelled, encode, cleanup)
 	return true
 }
 
@@ -375,16 +375,16 @@ type fastStream struct {
 }
 
 // serveStream answers on a resumable event stream: a priming event, then
-// the result, both kept in the event store. The call runs on its own
-// goroutine, so that CloseStream can end the HTTP response while the call
-// goes on; the client then resumes the stream (GET with Last-Event-ID),
-// which waits for the result and is then replayed by the go-sdk from the
-// event store.
-func (f *fastPath) serveStream(w http.ResponseWriter, ctx context.Context, sid, method string, mreq mcp.Request,
+// the result, both kept in the event store. CloseStream ends the HTTP
+// response while the call goes on (over HTTP/1.x: the connection is taken
+// over, the response's last chunk written and the connection closed); the
+// client then resumes the stream (GET with Last-Event-ID), which waits for
+// the result and is then replayed by the go-sdk from the event store.
+func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
+	defer cleanup()
 	stream := rand.Text()
 	if err := f.events.Open(ctx, sid, stream); err != nil {
-		cleanup()
 		http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -397,10 +397,9 @@ func (f *fastPath) serveStream(w http.ResponseWriter, ctx context.Context, sid, 
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
 	var (
-		mu       sync.Mutex // guards w, ended and closed
-		ended    bool       // the call has ended
-		closed   bool       // CloseStream ended the response
-		closeReq = make(chan struct{})
+		mu     sync.Mutex // guards w, ended and closed
+		ended  bool       // the call has ended
+		closed bool       // CloseStream ended the response
 	)
 	// The priming event goes out with the result when the call ends within
 	// primeDelay (one write instead of two), else on its own then, so the
@@ -412,54 +411,53 @@ func (f *fastPath) serveStream(w http.ResponseWriter, ctx context.Context, sid, 
 			http.NewResponseController(w).Flush()
 		}
 	})
-	if x, ok := mreq.(*mcp.CallToolRequest); ok {
+	st := &fastStream{done: make(chan struct{})}
+	f.streams.Store(stream, st)
+	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
 		x.Extra.CloseSSEStream = func(args mcp.CloseSSEStreamArgs) {
 			mu.Lock()
 			defer mu.Unlock()
 			if ended || closed {
 				return
 			}
-			closed = true
 			if args.RetryAfter > 0 {
 				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
 			}
-			http.NewResponseController(w).Flush()
-			close(closeReq)
+			rc := http.NewResponseController(w)
+			rc.Flush()
+			conn, buf, err := rc.Hijack()
+			if err != nil {
+				f.s.logger.Warn("closing a stream", "err", err)
+				return
+			}
+			closed = true
+			buf.WriteString("0\r\n\r\n") // the last chunk of the response
+			buf.Flush()
+			conn.Close()
 		}
 	}
-	st := &fastStream{done: make(chan struct{})}
-	f.streams.Store(stream, st)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		defer cleanup()
-		res, err := run(ctx, method, mreq)
-		prime.Stop()
-		var ev []byte
-		if !cancelled() {
-			out := encode(res, err)
-			if err := f.events.Append(ctx, sid, stream, out); err != nil {
-				f.s.logger.Warn("storing event", "err", err)
-			}
-			ev = make([]byte, 0, len(out)+len(stream)+40)
-			ev = append(ev, "event: message\nid: "...)
-			ev = append(ev, stream...)
-			ev = append(ev, "_1\ndata: "...)
-			ev = append(ev, out...)
-			ev = append(ev, "\n\n"...)
+	res, err := run(ctx, method, mreq)
+	prime.Stop()
+	var ev []byte
+	if !cancelled() {
+		out := encode(res, err)
+		if err := f.events.Append(ctx, sid, stream, out); err != nil {
+			f.s.logger.Warn("storing event", "err", err)
 		}
-		f.streams.Delete(stream)
-		close(st.done)
-		mu.Lock()
-		defer mu.Unlock()
-		ended = true
-		if !closed && ev != nil {
-			w.Write(ev)
-		}
-	}()
-	select {
-	case <-finished:
-	case <-closeReq:
+		ev = make([]byte, 0, len(out)+len(stream)+40)
+		ev = append(ev, "event: message\nid: "...)
+		ev = append(ev, stream...)
+		ev = append(ev, "_1\ndata: "...)
+		ev = append(ev, out...)
+		ev = append(ev, "\n\n"...)
+	}
+	f.streams.Delete(stream)
+	close(st.done)
+	mu.Lock()
+	defer mu.Unlock()
+	ended = true
+	if !closed && ev != nil {
+		w.Write(ev)
 	}
 }
 

@@ -425,7 +425,10 @@ func TestFastPathCloseStream(t *testing.T) {
 	url := serveHTTP(t, app)
 	h := rawSession(t, url)
 	resp := post(t, url, `{"jsonrpc":"2.0","id":"l1","method":"tools/call","params":{"name":"long","arguments":{}}}`, h)
-	body, _ := io.ReadAll(resp.Body) // the response ends while the call goes on
+	body, err := io.ReadAll(resp.Body) // the response ends while the call goes on
+	if err != nil {
+		t.Fatalf("reading the closed stream: %v", err)
+	}
 	var prime string
 	for _, l := range strings.Split(string(body), "\n") {
 		if id, ok := strings.CutPrefix(l, "id: "); ok && prime == "" {
