@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 	"github.com/mcpgen/mcpgen/runtime"
@@ -116,6 +117,9 @@ type runner struct {
 	gen    int
 	// phases is how the last build spent its time, when the builder says.
 	phases string
+	// lintShown is the rendering of the lint findings last printed, so a
+	// rebuild that leaves them as they were does not print them again.
+	lintShown string
 	// serving is set once the first build has been reported; Events are
 	// sent only for the rebuilds after it.
 	serving bool
@@ -480,6 +484,36 @@ func (r *runner) startBuild(ctx context.Context, b batch) *buildJob {
 
 // finishBuild reports a finished build and, when it succeeded, starts the
 // new connector and swaps it in.
+// quietLint leaves out the lint findings (generator/lint) when they are the
+// same as after the last good build (wherever their lines moved), saying so
+// in one line: a save that does not touch them should not scroll the
+// terminal with them again.
+func (r *runner) quietLint(diags diag.List) diag.List {
+	var found, rest diag.List
+	for _, d := range diags {
+		if lint.Lookup(d.Code) != nil {
+			found = append(found, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	// Compared without line numbers: an edit above a finding moves it
+	// without changing it.
+	var b strings.Builder
+	for _, d := range found {
+		b.WriteString(d.Pos.File + "\x00" + d.Message + "\n")
+	}
+	shown := b.String()
+	if shown != r.lintShown {
+		r.lintShown = shown
+		return diags
+	}
+	if len(found) > 0 {
+		r.out.line("%s as before (mcpgen lint lists them)", count(len(found), "lint warning"))
+	}
+	return rest
+}
+
 func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) {
 	j.cancel()
 	if ctx.Err() != nil {
@@ -496,7 +530,7 @@ func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) 
 		r.report("go", j.b.files, false, j.start)
 		return
 	}
-	if len(diags) > 0 {
+	if diags = r.quietLint(diags); len(diags) > 0 {
 		r.out.diags(diags)
 	}
 	built := time.Since(j.start)

@@ -135,6 +135,10 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 		t.Fatalf("rebuild failed")
 	}
 	expect(t, n.tools, "tools/list_changed after a handler edit")
+	// The lint findings did not change, so they are not printed again.
+	if out := ds.out.String(); strings.Count(out, "opens with the Go name Hello") != 1 || !strings.Contains(out, "lint warnings as before") {
+		t.Errorf("dev printed unchanged lint findings again, or did not say they are as before:\n%s", out)
+	}
 	if _, ok := schemaProps(t, tool(t, cs, "hello"))["loud"]; !ok {
 		t.Fatalf("hello's schema has no loud")
 	}
