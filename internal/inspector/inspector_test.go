@@ -122,6 +122,8 @@ func TestHostAndOriginChecks(t *testing.T) {
 		{"foreign host on status", "GET", "/_mcpgen/status", "evil.example.com", "", 403},
 		{"allowed tunnel host", "GET", "/", "tunnel.example.com", "", 200},
 		{"foreign origin", "GET", "/_mcpgen/fixtures", "", "http://evil.example.com", 403},
+		{"a sandboxed view (opaque origin)", "GET", "/_mcpgen/status", "", "null", 403},
+		{"a sandboxed view storing a view", "POST", "/_mcpgen/views", "", "null", 403},
 		{"post without origin", "POST", "/_mcpgen/views", "", "", 403},
 		{"post from another loopback port", "POST", "/_mcpgen/views", "", "http://127.0.0.1:1", 403},
 	}

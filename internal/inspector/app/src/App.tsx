@@ -116,7 +116,13 @@ export function App() {
 
   // The app's configuration, fixtures, and the build status stream.
   React.useEffect(() => {
-    fetch("/_mcpgen/config").then((r) => r.json()).then(setConfig).catch((e) => setConnError(String(e)));
+    fetch("/_mcpgen/config")
+      .then((r) => r.json())
+      .then((c) => {
+        setConfig(c);
+        document.title = `${c.name} · mcpgen inspector`;
+      })
+      .catch((e) => setConnError(String(e)));
     const es = new EventSource("/_mcpgen/events");
     es.addEventListener("status", (ev) => {
       const st: BuildStatus = JSON.parse((ev as MessageEvent).data);
