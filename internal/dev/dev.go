@@ -23,8 +23,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
-	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 	"github.com/mcpgen/mcpgen/runtime"
 )
