@@ -37,6 +37,23 @@ code (or, for a problem that stops generation, the diagnostic's code),
 directory, ` + "`line`" + ` and ` + "`column`" + ` are 1-based (` + "`column`" + ` counts bytes), and ` + "`tool`" + `
 is the tool's name when the finding is about one tool (else "").
 
+For example (` + "`mcpgen lint --format json`" + `):
+
+` + "```json" + `
+[
+  {
+    "rule": "ANN001",
+    "severity": "error",
+    "file": "tools.go",
+    "line": 14,
+    "column": 1,
+    "message": "tool add_note does not say whether it changes anything: hosts then treat it as destructive",
+    "fix": "add readonly (it only reads), additive (it writes but deletes nothing) or destructive (it may delete or overwrite) to the directive",
+    "tool": "add_note"
+  }
+]
+` + "```" + `
+
 Exit status: 0 no errors (and, with ` + "`--strict`" + `, no warnings); 1 an error, a
 warning under ` + "`--strict`" + `, or a project that does not generate; 2 a usage error.
 
