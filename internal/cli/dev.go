@@ -15,7 +15,7 @@ func devCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "dev",
 		Usage:     "serve the connector and rebuild it on every change, keeping host sessions alive",
-		ArgsUsage: "[DIR] [--addr HOST:PORT]",
+		ArgsUsage: "[DIR] [--addr HOST:PORT] [--stdio]",
 		Description: "Serves the connector in DIR (default: the current directory) over Streamable HTTP at\n" +
 			"http://HOST:PORT/mcp, watches its Go files and views, and on every change regenerates,\n" +
 			"rebuilds and swaps the running connector without dropping the host's session. A compile\n" +
@@ -26,11 +26,14 @@ func devCommand() *ucli.Command {
 			"  mcpgen dev ./acme --addr 127.0.0.1:9000   another project and address\n" +
 			"  mcpgen dev --allow-host abc.trycloudflare.com\n" +
 			"                                            also admit requests through a tunnel with that name\n" +
+			"  mcpgen dev --stdio ./acme                 for a host that starts its servers itself\n" +
+			"                                            (mcpgen install claude-desktop --dev writes this)\n" +
 			"  mcpgen dev --auth-issuer https://tenant.example.com/\n" +
 			"                                            require the bearer tokens a built connector would\n" +
 			"                                            (see docs/auth.md); handlers get mcpgen.Auth(ctx)",
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen on `HOST:PORT`"},
+			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen on `HOST:PORT` (with --stdio: only when given)"},
+			&ucli.BoolFlag{Name: "stdio", Usage: "serve the host over stdin/stdout (JSON-RPC only; progress and errors go to stderr); exits when stdin closes"},
 			&ucli.StringSliceFlag{
 				Name:  "allow-host",
 				Usage: "also accept requests whose Host or Origin is `NAME` (a tunnel's public host name; *.example.com for subdomains); repeatable, or $MCPGEN_DEV_ALLOW_HOST, comma-separated",
@@ -60,9 +63,20 @@ func runDev(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	var stdio *dev.Stdio
+	if c.Bool("stdio") {
+		stdio = &dev.Stdio{In: c.App.Reader, Out: c.App.Writer}
+		if !c.IsSet("addr") {
+			if a != nil {
+				return usagef("--auth-* protect the HTTP front; with --stdio, give --addr to serve one")
+			}
+			addr = "" // a second dev server must not need the port
+		}
+	}
 	err = dev.Run(c.Context, dev.Options{
 		Dir:         dir,
 		Addr:        addr,
+		Stdio:       stdio,
 		AllowHosts:  c.StringSlice("allow-host"),
 		Auth:        a,
 		PublicURL:   c.String("public-url"),

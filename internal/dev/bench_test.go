@@ -1,13 +1,20 @@
 package dev_test
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
 // reportLatency records the p50 and p90 of the measured edits.
@@ -131,4 +138,53 @@ func BenchmarkHandlerBodyEdit(b *testing.B) {
 	default:
 	}
 	reportLatency(b, lat, rebuild)
+}
+
+// BenchmarkInterrupt measures how long the real `mcpgen dev` takes to exit
+// on SIGINT (Ctrl-C) while a client holds a session (with its event stream
+// open) on a scaffolded connector it has called.
+func BenchmarkInterrupt(b *testing.B) {
+	mcpgen, err := testenv.MCPGen()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if bin := os.Getenv("MCPGEN_BENCH_BIN"); bin != "" {
+		mcpgen = bin // another mcpgen, to compare
+	}
+	dir := scaffold(b)
+	var took []time.Duration
+	for b.Loop() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		cmd := exec.Command(mcpgen, "dev", dir, "--addr", addr)
+		out := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		for !strings.Contains(out.String(), "MCP endpoint") {
+			if cmd.ProcessState != nil {
+				b.Fatalf("mcpgen dev exited:\n%s", out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cs := connect(b, "http://"+addr+"/mcp", newNotes())
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "x"}}); err != nil {
+			b.Fatalf("%v\n%s", err, out.String())
+		}
+		start := time.Now()
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		took = append(took, time.Since(start))
+		cs.Close()
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(0, "ns/op")
+	b.Logf("%d interrupts: %v", len(took), took)
 }

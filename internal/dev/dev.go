@@ -33,9 +33,14 @@ import (
 type Options struct {
 	// Dir is the project directory (holding go.mod); "" is the current one.
 	Dir string
-	// Addr is where the front listens; "" is 127.0.0.1:8080. Port 0 picks a
-	// free port (see Ready).
+	// Addr is where the front listens; "" is 127.0.0.1:8080 (with Stdio:
+	// no HTTP at all). Port 0 picks a free port (see Ready).
 	Addr string
+	// Stdio, when set, serves the front to one host over its In and Out
+	// (newline-delimited JSON-RPC), for hosts that start their servers
+	// themselves. Out then carries nothing but JSON-RPC: progress goes to
+	// Stderr with the diagnostics. Run returns when the host closes In.
+	Stdio *Stdio
 	// AllowHosts are extra Host (and Origin) names accepted besides
 	// localhost, e.g. a tunnel's public hostname. "*.example.com" matches
 	// subdomains. $MCPGEN_DEV_ALLOW_HOST (comma-separated) adds more.
@@ -72,6 +77,13 @@ type Options struct {
 	// with what happened.
 	// Benchmarks and tools use it; the terminal output does not depend on it.
 	Events func(Event)
+}
+
+// Stdio is the host's end of a stdio session: what it writes to mcpgen
+// dev's stdin, and where mcpgen dev's stdout goes.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
 }
 
 // Event reports one finished rebuild.
@@ -139,8 +151,12 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	if opts.Addr == "" {
+	if opts.Addr == "" && opts.Stdio == nil {
 		opts.Addr = "127.0.0.1:8080"
+	}
+	if opts.Stdio != nil {
+		// stdout is the protocol's: everything for people goes to stderr.
+		opts.Stdout = opts.Stderr
 	}
 	if opts.Views == nil {
 		opts.Views = bundlerViews
@@ -193,12 +209,18 @@ func newRunner(opts Options) (*runner, error) {
 }
 
 func (r *runner) run(ctx context.Context) (err error) {
-	ln, err := net.Listen("tcp", r.opts.Addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w (pass --addr to use another address)", r.opts.Addr, err)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var ln net.Listener
+	url := "stdio"
+	if r.opts.Addr != "" {
+		ln, err = net.Listen("tcp", r.opts.Addr)
+		if err != nil {
+			return fmt.Errorf("listening on %s: %w (pass --addr to use another address)", r.opts.Addr, err)
+		}
+		url = "http://" + displayAddr(ln.Addr()) + "/mcp"
 	}
-	url := "http://" + displayAddr(ln.Addr()) + "/mcp"
-	if r.opts.Auth != nil {
+	if r.opts.Auth != nil && ln != nil {
 		if err := r.newGate(displayAddr(ln.Addr())); err != nil {
 			ln.Close()
 			return err
@@ -206,7 +228,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 	}
 	r.tmp, err = os.MkdirTemp("", "mcpgen-dev-")
 	if err != nil {
-		ln.Close()
+		if ln != nil {
+			ln.Close()
+		}
 		return err
 	}
 	defer os.RemoveAll(r.tmp)
@@ -214,28 +238,44 @@ func (r *runner) run(ctx context.Context) (err error) {
 		defer c.Close()
 	}
 
-	// The inspector's view sandbox is a second origin: the front's host,
-	// another port.
-	sandboxHost, _, _ := net.SplitHostPort(ln.Addr().String())
-	r.insp, err = inspector.New(inspector.Options{
-		ProjectDir:  r.dir,
-		Name:        filepath.Base(r.dir),
-		SandboxAddr: net.JoinHostPort(sandboxHost, "0"),
-		AllowHosts:  r.opts.AllowHosts,
-	})
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("starting the inspector: %w", err)
+	var hs *http.Server
+	if ln != nil {
+		// The inspector's view sandbox is a second origin: the front's
+		// host, another port.
+		sandboxHost, _, _ := net.SplitHostPort(ln.Addr().String())
+		r.insp, err = inspector.New(inspector.Options{
+			ProjectDir:  r.dir,
+			Name:        filepath.Base(r.dir),
+			SandboxAddr: net.JoinHostPort(sandboxHost, "0"),
+			AllowHosts:  r.opts.AllowHosts,
+		})
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("starting the inspector: %w", err)
+		}
+		defer r.insp.Close()
+		hs = &http.Server{Handler: r.handler(), ReadHeaderTimeout: 10 * time.Second}
+		go hs.Serve(ln)
 	}
-	defer r.insp.Close()
-	hs := &http.Server{Handler: r.handler(), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		hs.Close()
-	}()
+	// Hosts may connect (and over stdio, do) before the first build: the
+	// front holds their list requests until it is done.
+	defer r.front.firstBuildDone()
+	if r.opts.Stdio != nil {
+		ss, err := r.front.srv.Connect(ctx, &mcp.IOTransport{
+			Reader: io.NopCloser(r.opts.Stdio.In),
+			Writer: nopWriteCloser{r.opts.Stdio.Out},
+		}, nil)
+		if err != nil {
+			return fmt.Errorf("serving stdio: %w", err)
+		}
+		go func() {
+			// The host closed stdin (or the session failed): it is gone,
+			// and so is the reason to run.
+			_ = ss.Wait()
+			r.out.line("the host closed stdin")
+			cancel()
+		}()
+	}
 
 	// Watch before the first build, so edits made during it are not lost.
 	wa, err := newWatcher(r.dir)
@@ -243,32 +283,13 @@ func (r *runner) run(ctx context.Context) (err error) {
 		return fmt.Errorf("watching %s: %w", r.dir, err)
 	}
 	defer wa.Close()
-	defer func() {
-		// Stop every connector: the serving one, and those still finishing
-		// their calls after a swap.
-		r.mu.Lock()
-		c := r.current
-		var old []*conn
-		for p := range r.retiring {
-			old = append(old, p)
-		}
-		r.mu.Unlock()
-		for _, p := range old {
-			go p.child.stop(time.Second)
-		}
-		if c != nil {
-			c.stop(2 * time.Second)
-		}
-		r.wg.Wait()
-		if r.views != nil {
-			r.views.Close()
-		}
-	}()
+	defer r.shutdown(hs)
 
 	r.out.banner(r.dir)
 	r.rebuildViews(ctx, batch{kind: changeView}, true)
 	first := r.startBuild(ctx, batch{kind: changeGo})
 	r.finishBuild(ctx, first, <-first.done)
+	r.front.firstBuildDone()
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -380,6 +401,52 @@ func (r *runner) run(ctx context.Context) (err error) {
 		}
 	}
 }
+
+// shutdown stops serving: it ends the hosts' sessions (and so their event
+// streams, which would hold an HTTP shutdown for its whole timeout), closes
+// the HTTP server and stops every connector, the serving one and those still
+// finishing calls after a swap, all at once: Ctrl-C should feel immediate.
+func (r *runner) shutdown(hs *http.Server) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for ss := range r.front.srv.Sessions() {
+			_ = ss.Close()
+		}
+		if hs == nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		hs.Close()
+	})
+	r.mu.Lock()
+	c := r.current
+	var old []*conn
+	for p := range r.retiring {
+		old = append(old, p)
+	}
+	r.mu.Unlock()
+	for _, p := range old {
+		wg.Go(func() { p.child.stop(stopGrace) })
+	}
+	if c != nil {
+		wg.Go(func() { c.stop(stopGrace) })
+	}
+	wg.Wait()
+	r.wg.Wait()
+	if r.views != nil {
+		r.views.Close()
+	}
+}
+
+// stopGrace is how long a connector has to exit after SIGTERM when mcpgen
+// dev stops, before it is killed.
+const stopGrace = 500 * time.Millisecond
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 func viewNames(views []ir.View) []string {
 	var names []string

@@ -33,6 +33,8 @@ type front struct {
 	events chan<- event // to the dev loop: the connector's lists changed
 	key    string       // this run's secret for the connector (auth only; auth.go)
 
+	started *startGate // open once the first build is done
+
 	mu    sync.Mutex
 	cur   *conn              // current connector; nil until a build succeeds
 	snap  *snapshot          // what cur lists
@@ -144,7 +146,8 @@ func newFront(name, version string, events chan<- event) *front {
 		SubscribeHandler:   f.subscribe,
 		UnsubscribeHandler: f.unsubscribe,
 	})
-	f.srv.AddReceivingMiddleware(f.readOldViews)
+	f.started = newStartGate()
+	f.srv.AddReceivingMiddleware(f.readOldViews, f.awaitFirstBuild)
 	return f
 }
 
@@ -650,7 +653,11 @@ func (f *front) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	return l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	if err != nil {
+		return callFailed(ctx, c, err)
+	}
+	return res, nil
 }
 
 func errorResult(err error) *mcp.CallToolResult {

@@ -33,6 +33,11 @@ func (t *term) banner(dir string) {
 }
 
 func (t *term) ready(url string, allow []string) {
+	if url == "stdio" {
+		t.printf(t.w, "\n  serving the host over stdio; this log goes to stderr\n")
+		t.printf(t.w, "  watching for changes; the session survives rebuilds\n\n")
+		return
+	}
 	t.printf(t.w, "\n  MCP endpoint  %s\n", url)
 	t.printf(t.w, "  inspector     %s\n", strings.TrimSuffix(url, "mcp"))
 	if len(allow) > 0 {

@@ -58,6 +58,7 @@ func main() {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Waits until the call is cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "plain: blocking")
 			select {
 			case <-ctx.Done():
 				fmt.Fprintln(os.Stderr, "plain: block cancelled")
@@ -79,6 +80,12 @@ func main() {
 				os.Exit(3)
 			}()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "bye"}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Exits the process in the middle of the call."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "plain: dying mid-call")
+			os.Exit(4)
+			return nil, nil, nil
 		})
 	s.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

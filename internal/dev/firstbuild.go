@@ -1,0 +1,98 @@
+package dev
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// firstBuildWait bounds how long the front holds a host's request while the
+// first build runs. Hosts give a request about a minute; answering with what
+// there is (nothing, and a list_changed later) beats timing out.
+const firstBuildWait = 30 * time.Second
+
+// startGate is closed once the first build has been reported, good or bad.
+type startGate struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newStartGate() *startGate { return &startGate{ch: make(chan struct{})} }
+
+func (g *startGate) open() { g.once.Do(func() { close(g.ch) }) }
+
+// firstBuildDone releases the requests held for the first build.
+func (f *front) firstBuildDone() { f.started.open() }
+
+// awaitFirstBuild holds the requests that need the connector until the
+// first build is done (at most firstBuildWait): a host that connects while
+// mcpgen dev is still building, as a host that starts `mcpgen dev --stdio`
+// always does, lists the tools instead of an empty list.
+func (f *front) awaitFirstBuild(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
+			"prompts/list", "prompts/get", "completion/complete":
+			t := time.NewTimer(firstBuildWait)
+			defer t.Stop()
+			select {
+			case <-f.started.ch:
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// callFailed turns the failure of a call forwarded to connector c into what
+// the host should read. A JSON-RPC error from the connector passes through;
+// a broken connection is explained: most often the connector crashed (and
+// the dev loop is restarting it) or was replaced by a newer build.
+func callFailed(ctx context.Context, c *conn, err error) (*mcp.CallToolResult, error) {
+	var rpcErr *jsonrpc.Error
+	if ctx.Err() != nil || errors.As(err, &rpcErr) && !transportCode[rpcErr.Code] {
+		return nil, err
+	}
+	// The connection breaks as the process dies; its exit is seen a moment
+	// later.
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-c.child.done:
+	case <-t.C:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	switch {
+	case c.child.exited() && !c.child.expected():
+		msg := fmt.Sprintf("the connector crashed during this call (%s); mcpgen dev is restarting it: call the tool again in a moment", exitText(c.child.err))
+		if tail := lastLine(c.child.lastLines()); tail != "" {
+			msg += ". Its last output: " + tail
+		}
+		return errorResult(errors.New(msg)), nil
+	case c.child.exited():
+		return errorResult(errors.New("the connector was replaced by a new build during this call; call the tool again")), nil
+	}
+	return errorResult(fmt.Errorf("the call to the connector failed: %v", err)), nil
+}
+
+// transportCode are the codes the SDK gives its own transport failures
+// (rejected by transport, client or server closing), as opposed to errors
+// the connector answered.
+var transportCode = map[int64]bool{-32005: true, -32004: true, -32003: true}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
