@@ -212,3 +212,44 @@ func TestNewNoView(t *testing.T) {
 		t.Errorf("generate after an edit: exit %d, %q", code, out)
 	}
 }
+
+// TestNewFailureLeavesNothing runs `mcpgen new` with an mcpgen version that
+// cannot be fetched: it fails in go mod tidy, after writing the files, and
+// must leave neither the project nor its temporary directory behind.
+func TestNewFailureLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go mod tidy")
+	}
+	t.Setenv("GOPROXY", "off") // the version cannot be fetched, at once and offline
+	t.Setenv("GOFLAGS", "-mod=mod")
+	work := t.TempDir()
+	for _, target := range []string{"acme", "empty"} {
+		dir := filepath.Join(work, target)
+		if target == "empty" {
+			if err := os.Mkdir(dir, 0o755); err != nil { // an empty DIR is allowed, and stays
+				t.Fatal(err)
+			}
+		}
+		_, errOut, code := runCLI(t, "new", dir, "--no-view", "--mcpgen", "v0.3.0")
+		if code != ExitFailed || !strings.Contains(errOut, "go mod tidy failed") || !strings.Contains(errOut, "nothing was written") {
+			t.Errorf("new %s: exit %d, stderr:\n%s", target, code, errOut)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) > 0 {
+			t.Errorf("new %s left %s behind", target, entries[0].Name())
+		}
+	}
+	entries, _ := os.ReadDir(work)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"empty"}) {
+		t.Errorf("the working directory holds %v, want only the empty DIR given", names)
+	}
+	// And the help shows no example that cannot work.
+	out, _, _ := runCLI(t, "new", "--help")
+	if strings.Contains(out, "--mcpgen v") {
+		t.Errorf("new --help shows a version example that is not published:\n%s", out)
+	}
+}

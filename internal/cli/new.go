@@ -39,13 +39,14 @@ func newCommand() *ucli.Command {
 			"from the module proxy), `npm install` (React, for the view) and `mcpgen generate`, so\n" +
 			"`go test ./...` and `mcpgen build` work at once. --no-view leaves out the view and npm.\n\n" +
 			"mcpgen is required from the source checkout this mcpgen was built from (a replace\n" +
-			"directive), or the released version this binary is; --mcpgen overrides either.\n\n" +
+			"directive), or the released version this binary is; --mcpgen overrides either (with a\n" +
+			"checkout directory, or a version published on the module proxy). A failure part-way\n" +
+			"leaves nothing behind.\n\n" +
 			"Examples:\n" +
 			"  mcpgen new acme                                module path \"acme\"\n" +
 			"  mcpgen new ./acme --module example.com/acme\n" +
 			"  mcpgen new acme --no-view                      tools only; no Node.js needed\n" +
-			"  mcpgen new acme --mcpgen ~/src/mcpgen           use that mcpgen checkout\n" +
-			"  mcpgen new acme --mcpgen v0.3.0                 require a released mcpgen",
+			"  mcpgen new acme --mcpgen ~/src/mcpgen           use that mcpgen checkout",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "module", Usage: "module `PATH` of the new project (default: DIR's base name)"},
 			&ucli.StringFlag{Name: "mcpgen", Usage: "mcpgen to require: a source checkout `DIR` (replace) or a VERSION"},
@@ -93,42 +94,74 @@ func runNew(c *ucli.Context) error {
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 
-	written, err := templates.Write(dir, templates.Data{
+	// Scaffold into a hidden directory beside DIR and rename it at the end,
+	// so a failure part-way (or Ctrl-C) leaves nothing behind.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+name+".mcpgen-new-")
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would stay
+		os.RemoveAll(tmp)
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	written, err := templates.Write(tmp, templates.Data{
 		Name: name, Module: mod, GoVersion: goVersion,
 		MCPGenVersion: version, MCPGenReplace: replace, View: view,
 	})
 	if err != nil {
 		return err
 	}
-	for _, f := range written {
-		fmt.Fprintf(stdout, "created %s\n", filepath.Join(c.Args().First(), f))
-	}
 
 	fmt.Fprintln(stdout, "running go mod tidy (fetches the Go MCP SDK and mcpgen's dependencies) ...")
 	tidy := exec.CommandContext(c.Context, "go", "mod", "tidy")
-	tidy.Dir = dir
+	tidy.Dir = tmp
 	tidy.Stdout = stderr
 	tidy.Stderr = stderr
 	if err := tidy.Run(); err != nil {
-		return fmt.Errorf("go mod tidy in %s failed (%v); the files are written: fix the problem above, then run `go mod tidy && mcpgen generate` there", dir, err)
+		hint := ""
+		if replace == "" {
+			hint = fmt.Sprintf(" (is mcpgen %s published? --mcpgen DIR uses a source checkout instead)", version)
+		}
+		return fmt.Errorf("go mod tidy failed (%v)%s; nothing was written to %s", err, hint, dir)
 	}
 
 	if view {
 		fmt.Fprintln(stdout, "running npm install (React, for the view in ui/) ...")
 		inst := exec.CommandContext(c.Context, npm, "install", "--no-audit", "--no-fund", "--loglevel=error")
-		inst.Dir = dir
+		inst.Dir = tmp
 		inst.Stdout = stderr
 		inst.Stderr = stderr
 		if err := inst.Run(); err != nil {
-			return fmt.Errorf("npm install in %s failed (%v); the files are written: fix the problem above, then run `npm install && mcpgen generate` there", dir, err)
+			return fmt.Errorf("npm install failed (%v); nothing was written to %s: fix the problem above (or pass --no-view) and run mcpgen new again", err, dir)
 		}
 	}
 
-	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true}, pipeline.GenerateOptions{})
+	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: tmp, Minify: true}, pipeline.GenerateOptions{})
 	if err != nil {
 		return err
 	}
 	printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
+
+	// DIR may exist, empty (checkEmpty allowed it): the rename needs it gone.
+	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	done = true
+	for _, f := range written {
+		fmt.Fprintf(stdout, "created %s\n", filepath.Join(c.Args().First(), f))
+	}
 	for _, f := range rep.Changed {
 		fmt.Fprintf(stdout, "generated %s\n", filepath.Join(c.Args().First(), f))
 	}

@@ -124,6 +124,10 @@ func TestNewBuildServe(t *testing.T) {
 	}
 
 	writeForecast(t, dir, "readonly")
+	// A tool added without regenerating: the scaffold's own test says so.
+	if out, errOut, code := run(t, dir, nil, "go", "test", "./..."); code == 0 || !strings.Contains(out+errOut, "generated files are out of date with the sources: mcpgen_gen.go") {
+		t.Errorf("go test with a stale mcpgen_gen.go: exit %d, want a failure naming it\n%s%s", code, out, errOut)
+	}
 	bin := filepath.Join(dir, "bin", "acme")
 	out, errOut, code = run(t, dir, nil, mcpgen, "build", "-o", "bin/acme")
 	if code != 0 {
@@ -145,6 +149,10 @@ func TestNewBuildServe(t *testing.T) {
 	})
 	t.Run("stdio", func(t *testing.T) { checkForecast(t, connectStdio(t, bin, nil)) })
 
+	// After the build regenerated, the scaffold's test passes again.
+	if out, errOut, code := run(t, dir, nil, "go", "test", "./..."); code != 0 {
+		t.Errorf("go test after mcpgen build: exit %d\n%s%s", code, out, errOut)
+	}
 	// generate --check agrees that everything is up to date.
 	if out, errOut, code := run(t, dir, nil, mcpgen, "generate", "--check"); code != 0 {
 		t.Errorf("mcpgen generate --check after build: exit %d\n%s%s", code, out, errOut)
