@@ -407,6 +407,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 // the HTTP server and stops every connector, the serving one and those still
 // finishing calls after a swap, all at once: Ctrl-C should feel immediate.
 func (r *runner) shutdown(hs *http.Server) {
+	r.front.closing.Store(true)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for ss := range r.front.srv.Sessions() {

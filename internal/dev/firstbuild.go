@@ -56,7 +56,7 @@ func (f *front) awaitFirstBuild(next mcp.MethodHandler) mcp.MethodHandler {
 // the host should read. A JSON-RPC error from the connector passes through;
 // a broken connection is explained: most often the connector crashed (and
 // the dev loop is restarting it) or was replaced by a newer build.
-func callFailed(ctx context.Context, c *conn, err error) (*mcp.CallToolResult, error) {
+func (f *front) callFailed(ctx context.Context, c *conn, err error) (*mcp.CallToolResult, error) {
 	var rpcErr *jsonrpc.Error
 	if ctx.Err() != nil || errors.As(err, &rpcErr) && !transportCode[rpcErr.Code] {
 		return nil, err
@@ -78,6 +78,8 @@ func callFailed(ctx context.Context, c *conn, err error) (*mcp.CallToolResult, e
 			msg += ". Its last output: " + tail
 		}
 		return errorResult(errors.New(msg)), nil
+	case c.child.exited() && f.closing.Load():
+		return errorResult(errors.New("mcpgen dev stopped during this call")), nil
 	case c.child.exited():
 		return errorResult(errors.New("the connector was replaced by a new build during this call; call the tool again")), nil
 	}

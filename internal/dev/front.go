@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,7 +34,8 @@ type front struct {
 	events chan<- event // to the dev loop: the connector's lists changed
 	key    string       // this run's secret for the connector (auth only; auth.go)
 
-	started *startGate // open once the first build is done
+	started *startGate  // open once the first build is done
+	closing atomic.Bool // mcpgen dev is stopping
 
 	mu    sync.Mutex
 	cur   *conn              // current connector; nil until a build succeeds
@@ -655,7 +657,7 @@ func (f *front) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	ctx = forwarding(ctx, req.Extra)
 	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
 	if err != nil {
-		return callFailed(ctx, c, err)
+		return f.callFailed(ctx, c, err)
 	}
 	return res, nil
 }

@@ -190,10 +190,14 @@ func TestStopWithClientConnected(t *testing.T) {
 	dir := copyDir(t, "testdata/plain")
 	ds := startDev(t, dir, nil)
 	cs := connect(t, ds.url, newNotes())
-	callTool := make(chan error, 1)
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	callTool := make(chan answer, 1)
 	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
-		callTool <- err
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
+		callTool <- answer{res, err}
 	}()
 	// Wait for the call to reach the connector.
 	for deadline := time.Now().Add(time.Minute); !strings.Contains(ds.out.String(), "plain: blocking"); {
@@ -207,8 +211,8 @@ func TestStopWithClientConnected(t *testing.T) {
 	start := time.Now()
 	ds.stop()
 	t.Logf("mcpgen dev stopped in %v with a client connected and a call in flight", time.Since(start))
-	if err := <-callTool; err == nil {
-		t.Errorf("the call in flight succeeded after stop")
+	if a := <-callTool; a.err == nil && !a.res.IsError {
+		t.Errorf("the call in flight succeeded after stop: %v", a.res.Content)
 	}
 	if err := cs.Ping(context.Background(), nil); err == nil {
 		t.Errorf("the session still answers after stop")
