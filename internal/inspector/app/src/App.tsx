@@ -82,6 +82,7 @@ export function App() {
   const [sampling, setSampling] = React.useState<{ params: any; answer: (text: string | null) => void } | null>(null);
   const [lists, setLists] = React.useState<Lists>({ tools: [], resources: [], templates: [], prompts: [] });
   const [fixtures, setFixtures] = React.useState<Fixture[]>([]);
+  const [fixturesLoaded, setFixturesLoaded] = React.useState(false);
   const [fixtureDiags, setFixtureDiags] = React.useState<Diag[]>([]);
   const [sel, setSel] = React.useState<Selection>(null);
   const [input, setInput] = React.useState<Record<string, unknown>>({});
@@ -141,6 +142,7 @@ export function App() {
     } catch {
       // shown as no fixtures
     }
+    setFixturesLoaded(true);
   }, []);
 
   // Connect, list, and follow the server's list changes.
@@ -358,7 +360,7 @@ export function App() {
       return;
     }
     const fxName = query.get("fixture");
-    if (fxName && fixtures.length === 0) return; // wait for the fixtures
+    if (fxName && !fixturesLoaded) return; // wait for the fixtures
     deepLinked.current = true;
     const t = lists.tools.find((x) => x.name === name);
     if (!t) {
@@ -371,7 +373,9 @@ export function App() {
       if (!fx) {
         setSel({ kind: "tool", name });
         setRendered(true);
-        status("error", `no fixture fixtures/${name}/${fxName}.json`);
+        const file = `fixtures/${name}/${fxName}.json`;
+        const why = fixtureDiags.filter((d) => d.file === file || d.file.endsWith("/" + file)).map((d) => d.text);
+        status("error", why.length > 0 ? why.join("\n") : `no fixture ${file}`);
         return;
       }
       showFixture(fx);
@@ -388,7 +392,7 @@ export function App() {
     }
     selectTool(t, args);
     if (query.get("call") === "1") void call(t, args ?? initial(t.inputSchema, t.inputSchema) ?? {});
-  }, [client, lists, fixtures, config, call, selectTool, showFixture, status]);
+  }, [client, lists, fixtures, fixturesLoaded, fixtureDiags, config, call, selectTool, showFixture, status]);
 
   const readResource = async (uri: string) => {
     if (!client) return;

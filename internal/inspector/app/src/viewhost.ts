@@ -227,11 +227,13 @@ export class ViewHost {
   }
 
   async clear() {
-    this.gen++;
+    const gen = ++this.gen;
     this.render = undefined;
     const frames = [this.cur, this.next];
     this.cur = this.next = undefined;
-    await Promise.all(frames.map((f) => (f ? this.retire(f) : undefined)));
+    for (const f of frames) f?.iframe.classList.add("offstage");
     this.events.status("idle");
+    await Promise.all(frames.map((f) => (f ? this.retire(f) : undefined)));
+    if (gen !== this.gen) return; // a new view was loaded meanwhile
   }
 }
