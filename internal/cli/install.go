@@ -198,6 +198,11 @@ func runInstall(c *ucli.Context) error {
 		if err != nil {
 			return fmt.Errorf("locating the mcpgen binary for --dev: %w", err)
 		}
+		if strings.Contains(filepath.ToSlash(self), "/go-build") && !strings.HasSuffix(self, ".test") {
+			// `go run`'s binary is deleted when it exits: the client could
+			// never start it.
+			return usagef("--dev registers this mcpgen binary, but %s is a temporary one (go run): install mcpgen (go install ./cmd/mcpgen) and run that", self)
+		}
 		entry.Command, entry.Args = self, []string{"dev", "--stdio", t.dir}
 	default:
 		entry.Command = filepath.Join(t.dir, filepath.Base(t.dir))
