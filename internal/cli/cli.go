@@ -119,7 +119,8 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Usage: "write MCP connectors as annotated Go functions",
 		UsageText: "mcpgen new DIR                 scaffold a working connector\n" +
 			"mcpgen dev [DIR]               serve it and rebuild on every change\n" +
-			"mcpgen build [DIR] [-o FILE]   one binary: tools, schemas, views and runtime",
+			"mcpgen build [DIR] [-o FILE]   one binary: tools, schemas, views and runtime\n" +
+			"mcpgen install TARGET [DIR]    build it and add it to Claude Desktop, Claude Code, Cursor, VS Code",
 		Description: "mcpgen reads //mcpgen:tool, //mcpgen:resource and //mcpgen:prompt directives on Go\n" +
 			"functions, generates their MCP registrations (mcpgen_gen.go), bundles the React views\n" +
 			"under ui/ and builds one self-contained server binary.\n\n" +
