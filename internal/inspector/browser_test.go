@@ -363,6 +363,9 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	if !strings.Contains(text, "Top words") || !strings.Contains(text, "the") || strings.Contains(text, "dog") {
 		t.Fatalf("the view shows (top 3 words of the text expected):\n%s", text)
 	}
+	if cls := b.str("attr", map[string]any{"selector": "#view", "attr": "class"}); !strings.Contains(cls, "bordered") {
+		t.Errorf("the view declares prefersBorder (//mcpgen:view border) but its holder has class %q", cls)
+	}
 	loc := b.str("eval", map[string]any{"expr": "location.search"})
 	q, _ := url.ParseQuery(strings.TrimPrefix(loc, "?"))
 	if q.Get("tool") != "text_stats" || !strings.Contains(q.Get("input"), `"top":3`) {

@@ -210,6 +210,9 @@ func TestInspectorInProcess(t *testing.T) {
 	if origin == ts.URL || !strings.HasSuffix(insp.SandboxURL(), origin[strings.LastIndex(origin, ":"):]) {
 		t.Errorf("the view was loaded from %s (app %s, sandbox %s)", origin, ts.URL, insp.SandboxURL())
 	}
+	if cls := b.str("attr", map[string]any{"selector": "#view", "attr": "class"}); strings.Contains(cls, "bordered") {
+		t.Errorf("a view without prefersBorder got a border (class %q)", cls)
+	}
 	if sb := b.str("attr", map[string]any{"selector": "#view iframe", "attr": "sandbox"}); sb != "allow-scripts" {
 		t.Errorf("iframe sandbox = %q", sb)
 	}

@@ -105,6 +105,7 @@ export function App() {
   const [overlayHidden, setOverlayHidden] = React.useState(false);
   const [detail, setDetail] = React.useState<any>(null);
   const [rendered, setRendered] = React.useState(false); // a view is shown in the stage
+  const [border, setBorder] = React.useState(false); // the view's _meta.ui.prefersBorder
   // What the view asked of its host (links, messages, model context, logs).
   const [hostEvents, setHostEvents] = React.useState<{ seq: number; kind: string; text: string }[]>([]);
 
@@ -231,6 +232,7 @@ export function App() {
         status,
         size: (height) => setViewHeight(height),
         displayMode: (mode) => setEmu((e) => ({ ...e, mode })),
+        meta: (ui) => setBorder(ui?.prefersBorder === true),
         hostEvent: (kind, data) =>
           setHostEvents((evs) => [...evs.slice(-5), { seq: (evs[evs.length - 1]?.seq ?? 0) + 1, kind, text: summarize(kind, data) }]),
       },
@@ -608,7 +610,7 @@ export function App() {
           </div>
           <div
             id="view"
-            className="view"
+            className={border ? "view bordered" : "view"}
             ref={stageRef}
             data-app-status={appStatus === "idle" ? "loading" : appStatus}
             data-app-error={appError || undefined}

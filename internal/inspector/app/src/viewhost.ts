@@ -27,6 +27,8 @@ export interface Events {
   size(height: number | undefined, width: number | undefined): void;
   displayMode(mode: Emulation["mode"]): void;
   hostEvent(kind: string, data: unknown): void;
+  // meta reports the view resource's _meta.ui (prefersBorder, csp, ...).
+  meta(ui: any): void;
 }
 
 // Frame is one rendering of a view: its iframe and its bridge.
@@ -66,6 +68,7 @@ export class ViewHost {
       const content = read.contents?.[0];
       if (!content || typeof content.text !== "string") throw new Error(`resource ${r.uri} has no HTML text`);
       const csp = content._meta?.ui?.csp ?? null;
+      this.events.meta(content._meta?.ui ?? {});
       const res = await fetch("/_mcpgen/views", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
