@@ -172,6 +172,7 @@ var rules = []*Rule{
 	descriptionLength,
 	descriptionInvisible,
 	descriptionGoIdentifier,
+	descriptionInjection,
 	nameCharset,
 	namePrefixedLength,
 	nameCaseCollision,
