@@ -53,13 +53,25 @@ func (f *front) awaitFirstBuild(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // callFailed turns the failure of a call forwarded to connector c into what
-// the host should read. A JSON-RPC error from the connector passes through;
-// a broken connection is explained: most often the connector crashed (and
-// the dev loop is restarting it) or was replaced by a newer build.
+// the host should read: a tool error explaining it (see failure), or the
+// connector's own JSON-RPC error as it is.
 func (f *front) callFailed(ctx context.Context, c *conn, err error) (*mcp.CallToolResult, error) {
+	if e := f.failure(ctx, c, err, "call the tool"); e != nil {
+		return errorResult(e), nil
+	}
+	return nil, err
+}
+
+// failure explains why a request forwarded to connector c failed with err:
+// most often the connector crashed (and the dev loop is restarting it) or
+// was replaced by a newer build, which breaks the connection. It returns
+// nil when err should reach the host as it is: an error the connector
+// answered, or the host's own cancellation. again says what to retry
+// ("call the tool").
+func (f *front) failure(ctx context.Context, c *conn, err error, again string) error {
 	var rpcErr *jsonrpc.Error
 	if ctx.Err() != nil || errors.As(err, &rpcErr) && !transportCode[rpcErr.Code] {
-		return nil, err
+		return nil
 	}
 	// The connection breaks as the process dies; its exit is seen a moment
 	// later.
@@ -69,21 +81,21 @@ func (f *front) callFailed(ctx context.Context, c *conn, err error) (*mcp.CallTo
 	case <-c.child.done:
 	case <-t.C:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil
 	}
 	switch {
 	case c.child.exited() && !c.child.expected():
-		msg := fmt.Sprintf("the connector crashed during this call (%s); mcpgen dev is restarting it: call the tool again in a moment", exitText(c.child.err))
+		msg := fmt.Sprintf("the connector crashed during this request (%s); mcpgen dev is restarting it: %s again in a moment", exitText(c.child.err), again)
 		if tail := lastLine(c.child.lastLines()); tail != "" {
 			msg += ". Its last output: " + tail
 		}
-		return errorResult(errors.New(msg)), nil
+		return errors.New(msg)
 	case c.child.exited() && f.closing.Load():
-		return errorResult(errors.New("mcpgen dev stopped during this call")), nil
+		return errors.New("mcpgen dev stopped during this request")
 	case c.child.exited():
-		return errorResult(errors.New("the connector was replaced by a new build during this call; call the tool again")), nil
+		return fmt.Errorf("the connector was replaced by a new build during this request; %s again", again)
 	}
-	return errorResult(fmt.Errorf("the call to the connector failed: %v", err)), nil
+	return fmt.Errorf("the request to the connector failed: %v", err)
 }
 
 // transportCode are the codes the SDK gives its own transport failures

@@ -678,7 +678,13 @@ func (f *front) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	return l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: req.Params.Meta, URI: req.Params.URI})
+	res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: req.Params.Meta, URI: req.Params.URI})
+	if err != nil {
+		if e := f.failure(ctx, c, err, "read the resource"); e != nil {
+			return nil, e
+		}
+	}
+	return res, err
 }
 
 func (f *front) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -693,7 +699,13 @@ func (f *front) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	return l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	res, err := l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	if err != nil {
+		if e := f.failure(ctx, c, err, "get the prompt"); e != nil {
+			return nil, e
+		}
+	}
+	return res, err
 }
 
 func (f *front) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {

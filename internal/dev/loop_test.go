@@ -166,7 +166,7 @@ func TestCrashDuringCall(t *testing.T) {
 	if !res.IsError {
 		t.Fatalf("result is not an error: %q", text)
 	}
-	for _, want := range []string{"connector crashed during this call", "exit status 4", "restarting", "dying mid-call"} {
+	for _, want := range []string{"connector crashed during this request", "exit status 4", "restarting", "call the tool again", "dying mid-call"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("error text lacks %q: %q", want, text)
 		}
@@ -176,6 +176,19 @@ func TestCrashDuringCall(t *testing.T) {
 	}
 	if got := callText(t, cs, "greet", map[string]any{"name": "ann"}); got != "hello ann v1" {
 		t.Fatalf("greet after the restart = %q", got)
+	}
+
+	// A resource read that kills the connector: a JSON-RPC error saying so.
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://die"})
+	if err == nil || !strings.Contains(err.Error(), "connector crashed during this request (exit status 5)") ||
+		!strings.Contains(err.Error(), "read the resource again") {
+		t.Errorf("read of a resource whose connector crashed: %v", err)
+	}
+	if e := ds.wait(t, "restart"); !e.OK {
+		t.Fatalf("the second restart failed:\n%s", ds.out.String())
+	}
+	if got := readText(t, cs, "test://static"); got != "static v1" {
+		t.Fatalf("static after the restart = %q", got)
 	}
 }
 

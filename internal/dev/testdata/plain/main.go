@@ -87,6 +87,12 @@ func main() {
 			os.Exit(4)
 			return nil, nil, nil
 		})
+	s.AddResource(&mcp.Resource{URI: "test://die", Name: "die", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			fmt.Fprintln(os.Stderr, "plain: dying mid-read")
+			os.Exit(5)
+			return nil, nil
+		})
 	s.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "static " + version}}}, nil
