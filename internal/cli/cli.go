@@ -248,10 +248,13 @@ func flagError(err error, flags []ucli.Flag) error {
 	for _, f := range flags {
 		names = append(names, f.Names()...)
 	}
-	if best := closest(strings.TrimLeft(given, "-"), names); best != "" {
-		return usagef("unknown flag %s; did you mean %s?", given, dashed(best))
+	// The flag package names the flag with one dash whatever was typed;
+	// show it as the help text writes flags.
+	name := strings.TrimLeft(given, "-")
+	if best := closest(name, names); best != "" {
+		return usagef("unknown flag %s; did you mean %s?", dashed(name), dashed(best))
 	}
-	return usagef("unknown flag %s", given)
+	return usagef("unknown flag %s", dashed(name))
 }
 
 func dashed(flag string) string {

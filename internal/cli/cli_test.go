@@ -52,11 +52,11 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{nil, "no command"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"generate", "--chek"}, "unknown flag -chek; did you mean --check?"},
-		{[]string{"build", "--ouptut", "x"}, "unknown flag -ouptut; did you mean --output?"},
-		{[]string{"build", "--zzz"}, "unknown flag -zzz\n"},
+		{[]string{"generate", "--chek"}, "unknown flag --chek; did you mean --check?"},
+		{[]string{"build", "--ouptut", "x"}, "unknown flag --ouptut; did you mean --output?"},
+		{[]string{"build", "--zzz"}, "unknown flag --zzz\n"},
 		{[]string{"buidl"}, `unknown command "buidl"; did you mean "build"?`},
-		{[]string{"--verison"}, "unknown flag -verison; did you mean --version?"},
+		{[]string{"--verison"}, "unknown flag --verison; did you mean --version?"},
 		{[]string{"generate", "a", "b"}, "at most one directory"},
 		{[]string{"generate", "--check", "--ir"}, "cannot be combined"},
 		{[]string{"new"}, "new takes one directory"},
@@ -83,6 +83,32 @@ func TestGenerateNotAModule(t *testing.T) {
 	_, errOut, code = runCLI(t, "build", filepath.Join(dir, "missing"))
 	if code != ExitFailed || !strings.Contains(errOut, "missing") {
 		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+// A directory argument that does not exist, or is a file, is named as
+// such by every verb that takes one, never reported as a bare stat error or
+// as a missing go.mod.
+func TestMissingProjectDir(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nosuch")
+	file := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(file, []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"generate", "build", "lint", "test", "dev"} {
+		_, errOut, code := runCLI(t, verb, missing)
+		if code != ExitFailed || !strings.Contains(errOut, missing+" does not exist") || strings.Contains(errOut, "stat ") {
+			t.Errorf("%s %s: exit %d, %q; want exit 1 saying it does not exist", verb, missing, code, errOut)
+		}
+		_, errOut, code = runCLI(t, verb, file)
+		if code != ExitFailed || !strings.Contains(errOut, file+" is not a directory") {
+			t.Errorf("%s %s: exit %d, %q; want exit 1 saying it is not a directory", verb, file, code, errOut)
+		}
+	}
+	_, errOut, code := runCLI(t, "new", file)
+	if code != ExitUsage || !strings.Contains(errOut, "is a file, not a directory") {
+		t.Errorf("new %s: exit %d, %q", file, code, errOut)
 	}
 }
 

@@ -183,6 +183,9 @@ then run mcpgen generate (or go generate).%[3]s
 
 // checkEmpty refuses to scaffold over existing files.
 func checkEmpty(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return usagef("%s is a file, not a directory; choose a new directory", dir)
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

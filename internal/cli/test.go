@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/internal/browser"
+	"github.com/mcpgen/mcpgen/internal/pipeline"
 	"github.com/mcpgen/mcpgen/internal/viewtest"
 )
 
@@ -57,6 +58,9 @@ func runTest(c *ucli.Context) error {
 		if th != "light" && th != "dark" {
 			return usagef("unknown theme %q; valid: light, dark", th)
 		}
+	}
+	if err := pipeline.CheckDir(dir); err != nil {
+		return err
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	rep, err := viewtest.Run(c.Context, viewtest.Options{

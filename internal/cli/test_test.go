@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,7 +12,11 @@ import (
 func TestTestWithoutChromium(t *testing.T) {
 	t.Setenv("MCPGEN_CHROME", "")
 	t.Setenv("PATH", t.TempDir())
-	_, errOut, code := runCLI(t, "test", t.TempDir())
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module acme\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "test", dir)
 	if code != ExitFailed || !strings.Contains(errOut, "mcpgen: test needs headless Chromium: no Chromium found: install one (Debian/Ubuntu: apt-get install chromium") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}

@@ -176,6 +176,13 @@ func newRunner(opts Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		what := "is not a directory"
+		if errors.Is(err, os.ErrNotExist) {
+			what = "does not exist"
+		}
+		return nil, fmt.Errorf("%s %s: give the connector's directory (the one holding go.mod), or create one with mcpgen new", dir, what)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		return nil, fmt.Errorf("%s has no go.mod: run mcpgen dev in a connector's directory (or create one with mcpgen new)", dir)
 	}

@@ -106,6 +106,30 @@ type Project struct {
 	bundler *bundler.Bundler
 }
 
+// CheckDir reports, in words that say how to fix it, why dir is not a
+// connector's module root: it does not exist, is not a directory, or holds
+// no go.mod.
+func CheckDir(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s does not exist: give the connector's directory (the one holding go.mod), or create one with `mcpgen new DIR`", abs)
+	}
+	if err != nil {
+		return fmt.Errorf("project directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory: give the connector's directory (the one holding go.mod)", abs)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
+		return fmt.Errorf("%s has no go.mod: a connector is a Go module (create one with `mcpgen new DIR`)", abs)
+	}
+	return nil
+}
+
 // Open opens the project at opts.Dir. It checks that the directory holds a
 // go.mod; it bundles nothing until Generate.
 func Open(opts Options) (*Project, error) {
@@ -117,15 +141,8 @@ func Open(opts Options) (*Project, error) {
 		return nil, err
 	}
 	opts.Dir = abs
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("project directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", abs)
-	}
-	if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
-		return nil, fmt.Errorf("%s has no go.mod: a connector is a Go module (create one with `mcpgen new DIR`)", abs)
+	if err := CheckDir(abs); err != nil {
+		return nil, err
 	}
 	if opts.Lint == (lint.Config{}) {
 		opts.Lint = lint.ConfigFromEnv()
