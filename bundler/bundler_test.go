@@ -321,6 +321,19 @@ import x from "y";
 	}
 }
 
+// A //mcpgen:view line after code is an error at its line whose fix does
+// not repeat the file's (absolute) path: the position already names it.
+func TestParseMetaLateDirective(t *testing.T) {
+	var diags diag.List
+	ParseMeta("/home/me/acme/ui/board.tsx", []byte("import x from \"y\";\n//mcpgen:view noborder\n"), &diags)
+	if len(diags) != 1 || diags[0].Pos.Line != 2 || diags[0].Severity != diag.Error {
+		t.Fatalf("diags:\n%s", diags.Render(""))
+	}
+	if h := diags[0].Hint; strings.Contains(h, "/home/me") || !strings.Contains(h, "above the imports") {
+		t.Errorf("hint %q", h)
+	}
+}
+
 func toString(v any) string {
 	if s, ok := v.([]string); ok {
 		return strings.Join(s, " ")

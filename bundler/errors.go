@@ -20,7 +20,7 @@ const (
 	msgUnknownDirective = "unknown directive //mcpgen:%s in a view"
 	hintUnknownDir      = "views take //mcpgen:view"
 	msgLateDirective    = "//mcpgen:view must be in the comments at the top of the file, before any code"
-	hintLateDirective   = "move it to the top of %s"
+	hintLateDirective   = "move it above the imports, into the comments that open the file"
 	msgBorderConflict   = "//mcpgen:view gives both border and noborder"
 	hintBorderConflict  = "keep one of them"
 	msgDuplicateView    = "view %q is defined twice: %s and %s"

@@ -119,7 +119,7 @@ func ParseMeta(file string, src []byte, diags *diag.List) ir.ViewMeta {
 			continue
 		case strings.HasPrefix(trimmed, "//mcpgen:"):
 			if !leading {
-				diags.Errorf(pos(0), "late-directive", fmt.Sprintf(hintLateDirective, file), msgLateDirective)
+				diags.Errorf(pos(0), "late-directive", hintLateDirective, msgLateDirective)
 				continue
 			}
 			rest := trimmed[len("//mcpgen:"):]
