@@ -126,6 +126,15 @@ export function App() {
       })
       .catch((e) => setConnError(String(e)));
     const es = new EventSource("/_mcpgen/events");
+    // The stream reopening after it broke means mcpgen dev restarted: its
+    // MCP sessions are gone, so start again (the URL keeps the page's state).
+    let broken = false;
+    es.addEventListener("error", () => {
+      broken = true;
+    });
+    es.addEventListener("open", () => {
+      if (broken) location.reload();
+    });
     es.addEventListener("status", (ev) => {
       const st: BuildStatus = JSON.parse((ev as MessageEvent).data);
       window.__mcpgenInspector.build = st;
@@ -314,6 +323,7 @@ export function App() {
         if (uri) await hostRef.current?.setResult(result);
       } catch (e) {
         const msg = String((e as Error)?.message ?? e);
+        if (/session not found/i.test(msg)) setConnError("the server no longer knows this session (did mcpgen dev restart?)");
         setOutcome({ error: msg, ms: Math.round(performance.now() - t0) });
         if (uri) status("error", msg);
       } finally {
