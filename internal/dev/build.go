@@ -8,12 +8,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/generator"
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/emit"
+	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/pipeline"
 )
 
@@ -104,7 +108,32 @@ type PipelineBuilder struct {
 	generated string // fingerprint of the last successful generation
 
 	mu     sync.Mutex
-	phases string // the timing of the last build, for the terminal
+	phases string      // the timing of the last build, for the terminal
+	model  *ir.Project // of the last successful generation, for WriteViews
+}
+
+// WriteViews rewrites the generated views file (mcpgen_views_gen.go) with
+// views, from the model of the last successful generation, without
+// generating again: the dev loop swaps view edits in the front without a
+// build, and the file on disk must still match what mcpgen generate writes.
+// It writes nothing before the first generation or when the bytes are the
+// same.
+func (b *PipelineBuilder) WriteViews(views []ir.View) error {
+	b.mu.Lock()
+	model := b.model
+	b.mu.Unlock()
+	if model == nil {
+		return nil
+	}
+	p := *model
+	p.Views = append([]ir.View(nil), views...)
+	sort.Slice(p.Views, func(i, j int) bool { return p.Views[i].Name < p.Views[j].Name })
+	src, err := emit.Views(&p)
+	if err != nil {
+		return err
+	}
+	_, err = generator.Write(b.dir, []generator.File{{Path: generator.ViewsGenFile, Contents: src}})
+	return err
 }
 
 // Phases describes where the last build's time went.
@@ -161,6 +190,9 @@ func (b *PipelineBuilder) Build(ctx context.Context, out string) diag.List {
 	if fpErr == nil {
 		b.generated = fp
 	}
+	b.mu.Lock()
+	b.model = rep.Project
+	b.mu.Unlock()
 	bstart := time.Now()
 	diags.Append(GoBuilder{Dir: b.dir}.Build(ctx, out))
 	b.setPhases("generate %s, go build %s", round(gen), round(time.Since(bstart)))

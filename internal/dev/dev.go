@@ -516,6 +516,12 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 	if len(diags) > 0 {
 		r.out.diags(diags)
 	}
+	if w, ok := r.opts.Builder.(interface{ WriteViews([]ir.View) error }); ok && !first {
+		// Keep the generated views file in step, as mcpgen generate would.
+		if err := w.WriteViews(views); err != nil {
+			r.out.warn("writing the generated views file: %v", err)
+		}
+	}
 	if first {
 		r.out.views(views, time.Since(start))
 	} else {

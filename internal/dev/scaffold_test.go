@@ -187,6 +187,13 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 		t.Fatalf("session lost: %v", err)
 	}
 
+	// A last edit to a view only: swapped in the front, and the generated
+	// views file on disk follows.
+	edit(t, dir, "ui/card.tsx", "card v2", "card v4")
+	if e := ds.wait(t, "views"); !e.OK {
+		t.Fatalf("view rebuild failed")
+	}
+
 	// A dev session leaves the generated files mcpgen generate would write.
 	rep, err := pipeline.Generate(ctx, pipeline.Options{Dir: dir, Minify: true}, pipeline.GenerateOptions{Check: true})
 	if err != nil {
