@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -282,4 +283,48 @@ func TestInspectorInProcess(t *testing.T) {
 			t.Errorf("browser console: %s", l)
 		}
 	}
+}
+
+// TestInspectorReloadsAfterRestart restarts the server behind an open page
+// on the same address: the page reloads itself (the old MCP session is
+// gone) and comes back with the tool it showed.
+func TestInspectorReloadsAfterRestart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	serve := func(ln net.Listener) (*httptest.Server, *inspector.Server) {
+		srv := echoServer(t)
+		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+		insp, err := inspector.New(inspector.Options{MCP: handler, Log: log.New(io.Discard, "", 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: insp}}
+		ts.Start()
+		return ts, insp
+	}
+	ts, insp := serve(ln)
+	b := startBrowser(t)
+	defer b.try("goto", map[string]any{"url": "about:blank"})
+	b.do("goto", map[string]any{"url": ts.URL + "/?tool=make_order"})
+	b.do("waitText", map[string]any{"text": "Places an order."})
+	b.do("eval", map[string]any{"expr": "window.__before = true"})
+
+	insp.Close()
+	ts.CloseClientConnections()
+	ts.Close()
+	ln2, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the address %s was taken meanwhile: %v", addr, err)
+	}
+	ts2, insp2 := serve(ln2)
+	defer ts2.Close()
+	defer insp2.Close()
+	defer ts2.CloseClientConnections()
+
+	b.do("waitAttr", map[string]any{"selector": "html", "attr": "data-reloaded", "value": "yes", "timeoutMs": 20000,
+		"setup": "document.documentElement.setAttribute('data-reloaded', window.__before ? 'no' : 'yes')"})
+	b.do("waitText", map[string]any{"text": "Places an order."})
 }

@@ -24,6 +24,15 @@ async function main() {
     async fill(c) { await page.getByLabel(c.label, { exact: true }).first().fill(c.value, { timeout }); },
     async select(c) { await page.getByLabel(c.label, { exact: true }).first().selectOption(c.value, { timeout }); },
     async waitAttr(c) {
+      if (c.setup) {
+        // Evaluated on every poll: lets a test derive the attribute from page state.
+        await page.waitForFunction(([setup, sel, attr, want]) => {
+          try { (0, eval)(setup); } catch { return false; }
+          const el = document.querySelector(sel);
+          return el && el.getAttribute(attr) === want;
+        }, [c.setup, c.selector, c.attr, c.value], { timeout: c.timeoutMs || timeout });
+        return;
+      }
       await page.waitForFunction(
         ([sel, attr, want]) => { const el = document.querySelector(sel); return el && el.getAttribute(attr) === want; },
         [c.selector, c.attr, c.value], { timeout: c.timeoutMs || timeout });
