@@ -349,3 +349,36 @@ func TestRunDrainDeadline(t *testing.T) {
 		t.Error("the cut call never returned")
 	}
 }
+
+// With --log-format json every line the binary writes to stderr is one JSON
+// object, the "serving" line included (log collectors reject the others),
+// and that line is written whatever --log-level says, as in text.
+func TestRunJSONLogsOnlyJSON(t *testing.T) {
+	url, stderr, cancel, done := startRun(t, testApp(newProbe()), []string{"--addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "warn"}, nil)
+	if c := status(t, "POST", url, "evil.example.test", "", deployInit); c != 403 {
+		t.Errorf("foreign Host: %d", c)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	serving := false
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var rec struct {
+			Msg  string `json:"msg"`
+			Addr string `json:"addr"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("not a JSON log line: %q", line)
+			continue
+		}
+		if strings.Contains(rec.Msg, "serving MCP at "+url) && strings.Contains(url, rec.Addr) {
+			serving = true
+		}
+	}
+	if !serving {
+		t.Errorf("no JSON line says it serves %s:\n%s", url, stderr.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -142,7 +143,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		fmt.Fprintf(stderr, "%s: cannot listen on %s: %v\n", name, listen, err)
 		return 1
 	}
-	return s.serveHTTP(ctx, ln, stderr, *dep.drain)
+	return s.serveHTTP(ctx, ln, stderr, *dep.drain, strings.EqualFold(*dep.logFormat, "json"))
 }
 
 func (s *Server) mcpName() string { return orDefault(s.app.Name, "connector") }

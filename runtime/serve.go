@@ -26,7 +26,7 @@ const streamRetry = time.Second
 // open while calls finish because a client that cannot reconnect its
 // stream may give up the whole session, calls in flight included. It
 // returns the process exit code: 0 after a drain, 1 when serving failed.
-func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drain time.Duration) int {
+func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drain time.Duration, jsonLog bool) int {
 	var draining atomic.Bool
 	var streams streamSet
 	var inflight sync.WaitGroup
@@ -79,7 +79,16 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	if s.opts.stateless {
 		mode = " (stateless)"
 	}
-	fmt.Fprintf(stderr, "%s serving MCP%s at http://%s/mcp\n", s.mcpName(), mode, ln.Addr())
+	serving := fmt.Sprintf("%s serving MCP%s at http://%s/mcp", s.mcpName(), mode, ln.Addr())
+	if jsonLog {
+		// With --log-format json every line on stderr is one JSON object,
+		// this one too; like the text line it is written at any --log-level.
+		r := slog.NewRecord(time.Now(), slog.LevelInfo, serving, 0)
+		r.AddAttrs(slog.String("addr", ln.Addr().String()))
+		s.logger.Handler().Handle(ctx, r)
+	} else {
+		fmt.Fprintln(stderr, serving)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
