@@ -45,6 +45,20 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// The examples in the help can be pasted into any shell: a jq filter with
+// brackets is quoted (zsh, macOS's shell, refuses an unmatched glob).
+func TestHelpExamplesQuoted(t *testing.T) {
+	app := newApp(nil, nil)
+	for _, cmd := range app.Commands {
+		out, _, _ := runCLI(t, cmd.Name, "--help")
+		for _, line := range strings.Split(out, "\n") {
+			if _, filter, ok := strings.Cut(line, "| jq "); ok && strings.ContainsAny(filter, "[]*?") && !strings.HasPrefix(filter, "'") {
+				t.Errorf("%s --help: unquoted jq filter: %s", cmd.Name, strings.TrimSpace(line))
+			}
+		}
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

@@ -21,8 +21,8 @@ func generateCommand() *ucli.Command {
 			"Examples:\n" +
 			"  mcpgen generate                 regenerate the connector in the current directory\n" +
 			"  mcpgen generate ./acme --check  exit 1 and list the files that are out of date (for CI)\n" +
-			"  mcpgen generate --ir | jq .tools[].name   print the connector model as JSON\n\n" +
-			"The scaffold's main.go carries //go:generate mcpgen generate, so `go generate` works too.",
+			"  mcpgen generate --ir | jq '.tools[].name'   print the connector model as JSON\n\n" +
+			"The scaffold's main.go carries //go:generate go tool mcpgen generate, so `go generate` works too\n(with the mcpgen the project pins in go.mod).",
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 and list the files that would change"},
 			&ucli.BoolFlag{Name: "ir", Usage: "write nothing; print the connector model (IR) as JSON on stdout"},
