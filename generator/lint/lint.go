@@ -66,6 +66,15 @@ type Finding struct {
 	Tool string `json:"tool,omitempty"`
 }
 
+// Tag is what the text of a finding ends with: " [CODE name]" (docs/lint.md
+// has a section per rule under that heading).
+func (f Finding) Tag() string {
+	if f.Rule == nil {
+		return ""
+	}
+	return " [" + f.Rule.Code + " " + f.Rule.Name + "]"
+}
+
 // Pass is one rule's run over one project.
 type Pass struct {
 	Project *ir.Project
@@ -130,13 +139,13 @@ func Check(proj *ir.Project, cfg Config) []Finding {
 }
 
 // Diagnostics renders findings as diagnostics whose message ends with the
-// rule's code, e.g. "... [ANN001]". With asWarnings every finding becomes a
+// rule's code and name, e.g. "... [ANN001 tool-annotations]". With asWarnings every finding becomes a
 // warning, as generate and dev show them: lint findings never block a build.
 func Diagnostics(findings []Finding, asWarnings bool) diag.List {
 	var l diag.List
 	for _, f := range findings {
 		d := f.Diagnostic
-		d.Message += " [" + f.Code + "]"
+		d.Message += f.Tag()
 		if asWarnings {
 			d.Severity = diag.Warning
 		}

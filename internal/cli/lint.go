@@ -115,7 +115,7 @@ func runLint(c *ucli.Context) error {
 }
 
 // printLint renders findings one per line (the fix indented below), each
-// message ending with its rule code, then a summary.
+// message ending with its rule's code and name, then a summary.
 func printLint(w io.Writer, root string, findings []lint.Finding) {
 	if len(findings) == 0 {
 		fmt.Fprintln(w, "no findings")
@@ -124,9 +124,7 @@ func printLint(w io.Writer, root string, findings []lint.Finding) {
 	var l diag.List
 	for _, f := range findings {
 		d := f.Diagnostic
-		if f.Rule != nil {
-			d.Message += " [" + f.Code + "]"
-		}
+		d.Message += f.Tag()
 		l.Add(d)
 	}
 	io.WriteString(w, l.Render(root))

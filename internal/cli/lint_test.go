@@ -57,10 +57,10 @@ func Ping() (string, error) { return "pong", nil }
 `})
 	out, errOut, code := runCLI(t, "lint", warnOnly)
 	if code != ExitOK || !strings.Contains(out, "tools.go:3:4: warning: the description of tool ping opens with the Go name Ping") ||
-		!strings.Contains(out, "[DESC005]\n\tstart with what it does, e.g. \"Answers pong.\"") || !strings.HasSuffix(out, "1 warning\n") {
+		!strings.Contains(out, "[DESC005 description-go-identifier]\n\tstart with what it does, e.g. \"Answers pong.\"") || !strings.HasSuffix(out, "1 warning\n") {
 		t.Errorf("lint with a warning: exit %d\n%s%s", code, out, errOut)
 	}
-	if out, errOut, code := runCLI(t, "lint", warnOnly, "--strict"); code != ExitFailed || !strings.Contains(out, "[DESC005]") {
+	if out, errOut, code := runCLI(t, "lint", warnOnly, "--strict"); code != ExitFailed || !strings.Contains(out, "[DESC005 description-go-identifier]") {
 		t.Errorf("lint --strict with a warning: exit %d; want 1\n%s%s", code, out, errOut)
 	}
 	// lint writes nothing.
@@ -83,7 +83,7 @@ func Ping() (string, error) { return "pong", nil }
 	// generate shows the same findings as warnings and succeeds.
 	_, errOut, code = runCLI(t, "generate", withError, "--check")
 	if code != ExitFailed || !strings.Contains(errOut, "tools.go:5:1: warning: tool net.ping does not say whether it changes anything") ||
-		!strings.Contains(errOut, "[ANN001]") || !strings.Contains(errOut, "2 warnings") {
+		!strings.Contains(errOut, "[ANN001 tool-annotations]") || !strings.Contains(errOut, "2 warnings") {
 		t.Errorf("generate --check: exit %d (want 1: files are out of date)\n%s", code, errOut)
 	}
 

@@ -102,7 +102,7 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	}
 	// Lint findings are warnings in dev's output (hello's doc comment opens
 	// with its Go name); they do not stop the build.
-	if out := ds.out.String(); !strings.Contains(out, "hello.go:11:4: warning: the description of tool hello opens with the Go name Hello") || !strings.Contains(out, "[DESC005]") {
+	if out := ds.out.String(); !strings.Contains(out, "hello.go:11:4: warning: the description of tool hello opens with the Go name Hello") || !strings.Contains(out, "[DESC005 description-go-identifier]") {
 		t.Errorf("dev does not show the lint finding:\n%s", out)
 	}
 	// The scaffold's own tool and view are served too.
