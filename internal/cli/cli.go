@@ -46,8 +46,30 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		args = []string{programName}
 	}
+	if err := helpTopic(app, args); err != nil {
+		return exitCode(err, stderr)
+	}
 	err := app.RunContext(ctx, intersperse(app, args))
 	return exitCode(err, stderr)
+}
+
+// helpTopic rejects `mcpgen help WORD` for a WORD that is no command as a
+// usage error, with the closest command, as an unknown command is.
+func helpTopic(app *ucli.App, args []string) error {
+	if len(args) < 3 || (args[1] != "help" && args[1] != "h") || strings.HasPrefix(args[2], "-") {
+		return nil
+	}
+	names := []string{"help"}
+	for _, cmd := range app.Commands {
+		if cmd.HasName(args[2]) {
+			return nil
+		}
+		names = append(names, cmd.Name)
+	}
+	if args[2] == "help" || args[2] == "h" {
+		return nil
+	}
+	return usagef("no help for %q: there is no such command%s", args[2], suggest(args[2], names))
 }
 
 func exitCode(err error, stderr io.Writer) int {

@@ -70,6 +70,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"build", "--ouptut", "x"}, "unknown flag --ouptut; did you mean --output?"},
 		{[]string{"build", "--zzz"}, "unknown flag --zzz\n"},
 		{[]string{"buidl"}, `unknown command "buidl"; did you mean "build"?`},
+		{[]string{"help", "buidl"}, `no help for "buidl": there is no such command; did you mean "build"?`},
+		{[]string{"help", "nosuch"}, `no help for "nosuch"`},
 		{[]string{"--verison"}, "unknown flag --verison; did you mean --version?"},
 		{[]string{"generate", "a", "b"}, "at most one directory"},
 		{[]string{"generate", "--check", "--ir"}, "cannot be combined"},
