@@ -79,10 +79,11 @@ var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // installTarget is what install and uninstall share: the client, its file,
 // the project directory and the server's name.
 type installTarget struct {
-	client *install.Client
-	file   string
-	dir    string // absolute project directory
-	name   string
+	client  *install.Client
+	file    string
+	dir     string // absolute project directory
+	name    string
+	private bool // the file is the user's own (not a project's, meant to be shared)
 }
 
 func parseInstallTarget(c *ucli.Context, needProject bool) (*installTarget, error) {
@@ -118,6 +119,10 @@ func parseInstallTarget(c *ucli.Context, needProject bool) (*installTarget, erro
 		t.file, err = filepath.Abs(f)
 	} else {
 		t.file, err = client.File(scope, install.Env{})
+		if scope == "" {
+			scope = client.DefaultScope
+		}
+		t.private = scope == install.User
 	}
 	if err != nil {
 		return nil, err
@@ -215,6 +220,9 @@ func runInstall(c *ucli.Context) error {
 	change, err := install.Add(t.file, t.client.Servers, t.name, rendered)
 	if err != nil {
 		return err
+	}
+	if !change.Existed && t.private {
+		change.Mode = 0o600 // the user's own configuration: env may hold secrets
 	}
 
 	if url == "" && !devMode {

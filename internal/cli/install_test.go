@@ -211,6 +211,13 @@ func TestInstallNewFileAndURL(t *testing.T) {
 			if _, err := os.Stat(file + ".bak"); err == nil {
 				t.Errorf("a backup of a file that did not exist was written")
 			}
+			wantMode := os.FileMode(0o644) // a project's file, meant to be shared
+			if tc.scope != "project" && tc.target != "mcp-json" {
+				wantMode = 0o600 // the user's own
+			}
+			if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != wantMode {
+				t.Errorf("new file mode %v, want %v", fi.Mode().Perm(), wantMode)
+			}
 		})
 	}
 }

@@ -23,7 +23,10 @@ type Change struct {
 	Changed bool
 	// Existed is whether the file was there.
 	Existed bool
-	mode    fs.FileMode
+	// Mode is the file's permissions: its own when it exists; for a new
+	// file 0644, which the caller may tighten before Write (a user's own
+	// configuration can hold secrets in env).
+	Mode fs.FileMode
 }
 
 // Add computes the change that registers entry as the server name in file.
@@ -65,7 +68,7 @@ func read(file string) (*Change, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	c := &Change{File: abs, mode: 0o644}
+	c := &Change{File: abs, Mode: 0o644}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -79,7 +82,7 @@ func read(file string) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Existed, c.mode = true, fi.Mode().Perm()
+	c.Existed, c.Mode = true, fi.Mode().Perm()
 	return c, nil
 }
 
@@ -121,11 +124,11 @@ func (c *Change) Write() error {
 		return err
 	}
 	if c.Existed {
-		if err := writeFile(c.Backup(), c.Old, c.mode); err != nil {
+		if err := writeFile(c.Backup(), c.Old, c.Mode); err != nil {
 			return fmt.Errorf("writing the backup: %w", err)
 		}
 	}
-	return writeFile(c.File, c.New, c.mode)
+	return writeFile(c.File, c.New, c.Mode)
 }
 
 // writeFile replaces name with data atomically and durably.
