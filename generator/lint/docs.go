@@ -28,6 +28,7 @@ option or doc comment line concerned) and the fix.
 |---|---|
 | ` + "`--strict`" + ` | exit 1 when there is any warning; errors always exit 1 |
 | ` + "`--format text\\|json`" + ` | ` + "`text`" + ` (default): one finding per line with its fix below; ` + "`json`" + `: an array of ` + "`{rule, severity, file, line, column, message, fix, tool}`" + ` |
+| ` + "`--ignore CODE`" + ` | leave out the findings of a rule (its code or name); repeatable or comma-separated |
 | ` + "`--auth-issuer URL`" + ` | the OAuth issuer the deployed connector will verify tokens with (its ` + "`--auth-issuer`" + `); default ` + "`$MCPGEN_AUTH_ISSUER`" + ` |
 
 The same findings appear as warnings in ` + "`mcpgen generate`" + `, ` + "`mcpgen build`" + ` and

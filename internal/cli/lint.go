@@ -30,10 +30,15 @@ func lintCommand() *ucli.Command {
 			"Examples:\n" +
 			"  mcpgen lint                      lint the connector in the current directory\n" +
 			"  mcpgen lint ./acme --strict      exit 1 on warnings too (for CI)\n" +
+			"  mcpgen lint --ignore DESC005     leave out the findings of one rule\n" +
 			"  mcpgen lint --format json | jq '.[] | select(.severity == \"error\")'",
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "strict", Usage: "exit 1 when there is any warning (errors always exit 1)"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`text` or json (an array of {rule, severity, file, line, column, message, fix, tool})"},
+			&ucli.StringSliceFlag{
+				Name:  "ignore",
+				Usage: "leave out the findings of rule `CODE` (or its name, e.g. DESC005 or description-go-identifier); repeatable or comma-separated",
+			},
 			&ucli.StringFlag{
 				Name:    "auth-issuer",
 				EnvVars: []string{"MCPGEN_AUTH_ISSUER"},
@@ -66,6 +71,24 @@ func runLint(c *ucli.Context) error {
 	if format != "text" && format != "json" {
 		return usagef("--format %q: want text or json", format)
 	}
+	ignore := map[string]bool{}
+	for _, v := range c.StringSlice("ignore") {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			r := lint.Lookup(name)
+			if r == nil {
+				var all []string
+				for _, r := range lint.Rules() {
+					all = append(all, r.Code, r.Name)
+				}
+				return usagef("--ignore %s: no such rule%s (docs/lint.md lists them)", name, suggest(name, all))
+			}
+			ignore[r.Code] = true
+		}
+	}
 	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true, Lint: lint.Config{AuthIssuer: c.String("auth-issuer"), AuthKnown: true}},
 		pipeline.GenerateOptions{Check: true})
 	var le *diag.ListError
@@ -81,7 +104,11 @@ func runLint(c *ucli.Context) error {
 			findings = append(findings, lint.Finding{Diagnostic: d})
 		}
 	}
-	findings = append(findings, rep.Lint...)
+	for _, f := range rep.Lint {
+		if !ignore[f.Code] {
+			findings = append(findings, f)
+		}
+	}
 
 	out := c.App.Writer
 	if format == "json" {

@@ -63,6 +63,14 @@ func Ping() (string, error) { return "pong", nil }
 	if out, errOut, code := runCLI(t, "lint", warnOnly, "--strict"); code != ExitFailed || !strings.Contains(out, "[DESC005 description-go-identifier]") {
 		t.Errorf("lint --strict with a warning: exit %d; want 1\n%s%s", code, out, errOut)
 	}
+	// --ignore leaves a rule's findings out, by code or name; an unknown
+	// rule is a usage error.
+	if out, errOut, code := runCLI(t, "lint", warnOnly, "--strict", "--ignore", "description-go-identifier"); code != ExitOK || out != "no findings\n" {
+		t.Errorf("lint --strict --ignore description-go-identifier: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "lint", warnOnly, "--ignore", "DESC05"); code != ExitUsage || !strings.Contains(errOut, `--ignore DESC05: no such rule; did you mean "DESC005"?`) {
+		t.Errorf("--ignore DESC05: exit %d, %s", code, errOut)
+	}
 	// lint writes nothing.
 	if _, err := os.Stat(filepath.Join(warnOnly, "mcpgen_gen.go")); err == nil {
 		t.Error("lint wrote mcpgen_gen.go")
