@@ -4,6 +4,8 @@ const (
 	msgNoGoMod      = "no go.mod in %s"
 	hintNoGoMod     = "run mcpgen generate in the module root, or create one with: go mod init example.com/NAME"
 	msgBadGoMod     = "go.mod has no module line"
+	msgGoModSyntax  = "%v"
+	hintGoModSyntax = "fix go.mod as the go command would read it (go mod edit -fmt shows the same error)"
 	hintBadGoMod    = "add a line such as: module example.com/NAME"
 	msgLoad         = "cannot load the module's packages: %v"
 	hintLoad        = "check that the go command works here: go list ./..."

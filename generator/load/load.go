@@ -8,6 +8,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -46,6 +47,25 @@ type Program struct {
 const Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
 	packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule | packages.NeedTypesSizes
 
+// goModErrors adds the errors of parsing go.mod, each at its line.
+func goModErrors(gomod string, err error, diags *diag.List) {
+	var list modfile.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		diags.Errorf(diag.Pos{File: gomod, Line: 1, Col: 1}, "bad-go-mod", hintGoModSyntax, msgGoModSyntax, err)
+		return
+	}
+	for _, e := range list {
+		pos := diag.Pos{File: gomod, Line: max(e.Pos.Line, 1), Col: max(e.Pos.LineRune, 1)}
+		msg := e.Err.Error()
+		if e.ModPath != "" {
+			msg = e.Verb + " " + e.ModPath + ": " + msg
+		} else if e.Verb != "" {
+			msg = e.Verb + ": " + msg
+		}
+		diags.Errorf(pos, "bad-go-mod", hintGoModSyntax, msgGoModSyntax, msg)
+	}
+}
+
 // Load loads every package of the module at dir. Problems (a missing go.mod,
 // syntax and type errors) are added to diags; ok is false when any error
 // was added. The returned Program holds whatever could be loaded.
@@ -60,6 +80,13 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 	data, err := os.ReadFile(gomod)
 	if err != nil {
 		diags.Errorf(diag.Pos{File: abs}, "no-go-mod", hintNoGoMod, msgNoGoMod, abs)
+		return nil, false
+	}
+	// A go.mod the go command cannot parse is reported at its line, not as
+	// go list's failure at the module root. (Versions are the go command's
+	// business: any is accepted here, as it fixes them.)
+	if _, err := modfile.Parse(gomod, data, func(_, v string) (string, error) { return v, nil }); err != nil {
+		goModErrors(gomod, err, diags)
 		return nil, false
 	}
 	module := modfile.ModulePath(data)

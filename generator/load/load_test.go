@@ -134,3 +134,22 @@ func TestLoadBadReplace(t *testing.T) {
 		t.Fatalf("got %s\nwant %s", diags.Render(dir), want)
 	}
 }
+
+// A go.mod the go command cannot parse is an error at its line, not go
+// list's output at the module root; versions the go command would fix are
+// left to it.
+func TestLoadBadGoModSyntax(t *testing.T) {
+	for _, tc := range []struct{ gomod, want string }{
+		{"module example.com/acme\n\ngo 1.26\n\nrequire (\n", "go.mod:6:1: syntax error (unterminated block"},
+		{"module example.com/acme\n\ngo 1.26\n\nfrobnicate x\n", "go.mod:5:1: unknown directive: frobnicate"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "go.mod"), []byte(tc.gomod), 0o644)
+		os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+		var diags diag.List
+		_, ok := Load(context.Background(), dir, &diags)
+		if ok || len(diags) != 1 || diags[0].Code != "bad-go-mod" || !strings.HasPrefix(diags.Render(dir), tc.want) {
+			t.Errorf("got %s\nwant %s", diags.Render(dir), tc.want)
+		}
+	}
+}
