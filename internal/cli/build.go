@@ -52,9 +52,14 @@ func runBuild(c *ucli.Context) error {
 	}
 	out := c.String("output")
 	if out != "" {
-		// -o is relative to where mcpgen runs, not to DIR.
+		// -o is relative to where mcpgen runs, not to DIR. A trailing
+		// slash (a directory to put the binary in) survives.
+		dirOnly := strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
 		if out, err = filepath.Abs(out); err != nil {
 			return err
+		}
+		if dirOnly {
+			out += string(filepath.Separator)
 		}
 	}
 	if _, _, err := pipeline.BuildCommand(c.String("version"), "", ""); err != nil {

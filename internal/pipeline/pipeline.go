@@ -233,13 +233,7 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 	if target == "" {
 		target = goruntime.GOOS
 	}
-	if output == "" {
-		output = filepath.Join(p.opts.Dir, filepath.Base(p.opts.Dir))
-		if target == "windows" {
-			output += ".exe"
-		}
-	}
-	out, err := filepath.Abs(output)
+	out, err := filepath.Abs(binaryPath(p.opts.Dir, output, target))
 	if err != nil {
 		return rep, err
 	}
@@ -358,6 +352,28 @@ func Generate(ctx context.Context, opts Options, gopts GenerateOptions) (*Report
 	}
 	defer p.Close()
 	return p.Generate(ctx, gopts)
+}
+
+// binaryPath is where Build writes the binary of the project in dir for
+// GOOS target: output, or DIR/<name of DIR> (.exe for Windows) when output
+// is empty, or that name inside output when output is a directory (it
+// exists as one, or ends with a slash), as go build -o does, so that what
+// mcpgen prints is the binary's own path.
+func binaryPath(dir, output, target string) string {
+	name := filepath.Base(dir)
+	if target == "windows" {
+		name += ".exe"
+	}
+	if output == "" {
+		return filepath.Join(dir, name)
+	}
+	if strings.HasSuffix(output, "/") || strings.HasSuffix(output, string(filepath.Separator)) {
+		return filepath.Join(output, name)
+	}
+	if fi, err := os.Stat(output); err == nil && fi.IsDir() {
+		return filepath.Join(output, name)
+	}
+	return output
 }
 
 // Build opens the project at opts.Dir, builds it once into output and

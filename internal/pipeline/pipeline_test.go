@@ -327,3 +327,23 @@ func TestBuildTypeChecks(t *testing.T) {
 		t.Errorf("Build of the fixed view: %v\n%s", err, rep.Diagnostics.Render(dir))
 	}
 }
+
+// -o naming a directory puts the binary in it under the project's name, as
+// go build -o does, and the reported path is the binary's, not the
+// directory's.
+func TestBinaryPath(t *testing.T) {
+	proj := filepath.Join(t.TempDir(), "acme")
+	existing := t.TempDir()
+	for _, tc := range []struct{ output, target, want string }{
+		{"", "linux", filepath.Join(proj, "acme")},
+		{"", "windows", filepath.Join(proj, "acme.exe")},
+		{"/srv/bin/acme-1", "linux", "/srv/bin/acme-1"},
+		{existing, "linux", filepath.Join(existing, "acme")},
+		{existing, "windows", filepath.Join(existing, "acme.exe")},
+		{"/srv/dist/", "linux", "/srv/dist/acme"},
+	} {
+		if got := binaryPath(proj, tc.output, tc.target); got != tc.want {
+			t.Errorf("binaryPath(%q, %q) = %q, want %q", tc.output, tc.target, got, tc.want)
+		}
+	}
+}
