@@ -20,6 +20,10 @@ const DevFrontKeyEnv = "MCPGEN_DEV_FRONT_KEY"
 const (
 	DevKeyHeader      = "X-Mcpgen-Dev-Key"
 	DevIdentityHeader = "X-Mcpgen-Dev-Identity"
+	// DevCallerAddrHeader is the address of the host-facing client, so
+	// per-caller rate limits without auth key callers by it rather than
+	// by the front's own address.
+	DevCallerAddrHeader = "X-Mcpgen-Dev-Caller-Addr"
 )
 
 // WithDevFront makes the server trust the identity mcpgen dev's front
@@ -64,7 +68,8 @@ func decodeDevIdentity(s string) (*Identity, bool) {
 }
 
 // devFront admits only requests carrying the run's key, and passes the
-// identity the front verified on to the handlers.
+// identity the front verified, and the address of the client the front
+// serves, on to the handlers.
 func (s *Server) devFront(next http.Handler) http.Handler {
 	withInfo := sdkTokenInfo()(next)
 	key := []byte(s.opts.devFrontKey)
@@ -74,9 +79,13 @@ func (s *Server) devFront(next http.Handler) http.Handler {
 			http.Error(w, "Forbidden: this connector runs behind mcpgen dev; connect to the address mcpgen dev printed", http.StatusForbidden)
 			return
 		}
+		if a := r.Header.Get(DevCallerAddrHeader); a != "" {
+			r.Header.Set(callerHeader, a) // callerAddr set the front's own
+		}
 		raw := r.Header.Get(DevIdentityHeader)
 		r.Header.Del(DevKeyHeader)
 		r.Header.Del(DevIdentityHeader)
+		r.Header.Del(DevCallerAddrHeader)
 		if raw == "" {
 			next.ServeHTTP(w, r) // the front's own requests (lists) have no caller
 			return

@@ -56,9 +56,20 @@ func (r *runner) newGate(addr string) error {
 // requests the front makes to the connector on its behalf.
 type identityKey struct{}
 
-// forwarding returns ctx carrying the caller of the host request req.
+// addrKey carries the host-facing client's address the same way.
+type addrKey struct{}
+
+// forwarding returns ctx carrying the caller of the host request req: its
+// verified identity, and its address (which handler put in
+// runtime.DevCallerAddrHeader).
 func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
-	if extra == nil || extra.TokenInfo == nil {
+	if extra == nil {
+		return ctx
+	}
+	if a := extra.Header.Get(runtime.DevCallerAddrHeader); a != "" {
+		ctx = context.WithValue(ctx, addrKey{}, a)
+	}
+	if extra.TokenInfo == nil {
 		return ctx
 	}
 	id := runtime.IdentityOf(extra.TokenInfo)
@@ -68,8 +79,9 @@ func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
-// frontTransport adds the run's key, and the caller's identity when the
-// request is made on a caller's behalf, to every request to the connector.
+// frontTransport adds the run's key, and the caller's identity and
+// address when the request is made on a caller's behalf, to every request
+// to the connector.
 type frontTransport struct {
 	key  string
 	next http.RoundTripper
@@ -81,14 +93,14 @@ func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if id, ok := req.Context().Value(identityKey{}).(*runtime.Identity); ok {
 		req.Header.Set(runtime.DevIdentityHeader, runtime.EncodeDevIdentity(id))
 	}
+	if a, ok := req.Context().Value(addrKey{}).(string); ok {
+		req.Header.Set(runtime.DevCallerAddrHeader, a)
+	}
 	return t.next.RoundTrip(req)
 }
 
 // client returns the HTTP client for talking to the connector.
 func (f *front) client() *http.Client {
-	if f.key == "" {
-		return nil // the SDK's default
-	}
 	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport}}
 }
 

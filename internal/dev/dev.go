@@ -195,10 +195,11 @@ func newRunner(opts Options) (*runner, error) {
 		front:    newFront(filepath.Base(dir)+" (mcpgen dev)", "dev", evs),
 		evs:      evs,
 	}
-	if opts.Auth != nil {
-		r.front.key = newDevKey()
-		r.opts.Env = append(slices.Clip(r.opts.Env), runtime.DevFrontKeyEnv+"="+r.front.key)
-	}
+	// The connector trusts what the front forwards (the verified caller,
+	// the host-facing client's address for per-caller limits) only with
+	// this run's key.
+	r.front.key = newDevKey()
+	r.opts.Env = append(slices.Clip(r.opts.Env), runtime.DevFrontKeyEnv+"="+r.front.key)
 	if opts.RateLimit != "" {
 		if _, err := runtime.ParseRate(opts.RateLimit); err != nil {
 			return nil, fmt.Errorf("--rate-limit: %v", err)

@@ -32,7 +32,7 @@ const childProtocol = "2025-11-25"
 type front struct {
 	srv    *mcp.Server
 	events chan<- event // to the dev loop: the connector's lists changed
-	key    string       // this run's secret for the connector (auth only; auth.go)
+	key    string       // this run's secret for the connector (auth.go)
 
 	started *startGate  // open once the first build is done
 	closing atomic.Bool // mcpgen dev is stopping

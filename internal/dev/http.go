@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/internal/inspector"
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // handler serves the front's MCP endpoint at /mcp behind a Host and Origin
@@ -45,6 +46,14 @@ func (r *runner) handler() http.Handler {
 		// Proxies and tunnels must not buffer the event stream.
 		w.Header().Set("X-Accel-Buffering", "no")
 		w.Header().Set("Cache-Control", "no-cache")
+		// The client's address, for the connector's per-caller limits
+		// (forwarding, auth.go); always overwritten, so a client cannot
+		// choose its own.
+		addr, _, err := net.SplitHostPort(req.RemoteAddr)
+		if err != nil {
+			addr = req.RemoteAddr
+		}
+		req.Header.Set(runtime.DevCallerAddrHeader, addr)
 		mcpH.ServeHTTP(w, req)
 	})
 	// Everything else is the inspector, which checks Host and Origin itself.
