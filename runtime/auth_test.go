@@ -340,12 +340,15 @@ func TestAuthFlags(t *testing.T) {
 		{[]string{"--auth-issuer", "http://as.example.com", "--public-url", "https://mcp.example.com"}, nil, "https://"},
 		{[]string{"--auth-issuer", "https://as.example.com"}, nil, "--public-url"},
 		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "https://as.example.com/i"}, nil, "MCPGEN_AUTH_CLIENT_ID"},
+		{[]string{"--auth-issuer", "as.example.com", "--public-url", "https://mcp.example.com"}, nil, "absolute URL"},
+		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "http://as.example.com/i"}, nil, "--auth-introspection"},
 	} {
 		var stderr strings.Builder
 		lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
 		code := runtime.Run(context.Background(), authApp(), tc.args, strings.NewReader(""), io.Discard, &stderr, runtime.WithEnv(lookup))
-		if code == 0 || !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("Run %q %v = %d, %q; want failure naming %q", tc.args, tc.env, code, stderr.String(), tc.want)
+		// A flag mistake is a usage error: exit 2, named by the binary.
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) || !strings.HasPrefix(stderr.String(), "notes: ") {
+			t.Errorf("Run %q %v = %d, %q; want exit 2 naming %q", tc.args, tc.env, code, stderr.String(), tc.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/runtime/oauth"
 )
 
 // authFlags are a connector binary's OAuth resource-server and rate-limit
@@ -33,7 +35,9 @@ func declareAuthFlags(c *cmdline) *authFlags {
 // options checks the auth flags and turns them into server options. Over
 // stdio there are no tokens (the host that spawned the process is the
 // caller), so the auth flags are dropped with a notice on w.
-func (f *authFlags) options(stdio bool, name string, w io.Writer) ([]Option, error) {
+// publicURL is the --public-url value, which auth needs to name the
+// protected resource.
+func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]Option, error) {
 	var opts []Option
 	if stdio && (*f.issuer != "" || *f.audience != "" || *f.introspection != "" || *f.scopes != "") {
 		fmt.Fprintf(w, "%s: --auth-* flags apply to HTTP only; ignored with --stdio\n", name)
@@ -58,6 +62,19 @@ func (f *authFlags) options(stdio bool, name string, w io.Writer) ([]Option, err
 			}
 		}
 		return opts, nil
+	}
+	// Checked here, not only when the server starts, so that a mistake
+	// on the command line is a usage error (exit 2) like every other.
+	if err := oauth.CheckServerURL("--auth-issuer", *f.issuer); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "oauth: "))
+	}
+	if *f.introspection != "" {
+		if err := oauth.CheckServerURL("--auth-introspection", *f.introspection); err != nil {
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "oauth: "))
+		}
+	}
+	if publicURL == "" {
+		return nil, errors.New("--auth-issuer needs --public-url (or $MCPGEN_PUBLIC_URL): the connector's public URL names the protected resource, such as https://mcp.example.com")
 	}
 	a := Auth{
 		Issuer:           *f.issuer,

@@ -106,7 +106,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	authOpts, err := af.options(*stdio, name, stderr)
+	authOpts, err := af.options(*stdio, *dep.publicURL, name, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2

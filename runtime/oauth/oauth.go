@@ -233,8 +233,13 @@ func allowedAlgorithms(names []string) ([]jose.SignatureAlgorithm, error) {
 	return out, nil
 }
 
-// checkServerURL requires https://, or http:// on a loopback host (for
-// local testing), and no query or fragment.
+// CheckServerURL reports whether raw may name an authorization server's
+// URL (what says which, as in "issuer"): https://, or http:// on a loopback
+// host (for local testing), and no query, fragment or user info. New runs
+// the same check; a command line can call it first to report a usage error.
+func CheckServerURL(what, raw string) error { return checkServerURL(what, raw) }
+
+// checkServerURL is CheckServerURL.
 func checkServerURL(what, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
