@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
+	ucli "github.com/urfave/cli/v2"
 )
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {
@@ -293,5 +294,19 @@ func TestNewFailureLeavesNothing(t *testing.T) {
 	out, _, _ := runCLI(t, "new", "--help")
 	if strings.Contains(out, "--mcpgen v") {
 		t.Errorf("new --help shows a version example that is not published:\n%s", out)
+	}
+}
+
+// TestBoolFlagsHaveNoPlaceholder: urfave/cli turns a `quoted` word in a
+// flag's usage into its value placeholder, which a boolean flag has none of
+// ("--dev mcpgen dev --stdio DIR" in install's help, once).
+func TestBoolFlagsHaveNoPlaceholder(t *testing.T) {
+	app := newApp(&bytes.Buffer{}, &bytes.Buffer{})
+	for _, cmd := range app.Commands {
+		for _, f := range cmd.Flags {
+			if b, ok := f.(*ucli.BoolFlag); ok && strings.Contains(b.Usage, "`") {
+				t.Errorf("mcpgen %s --%s: a boolean flag's usage has a `placeholder`: %q", cmd.Name, b.Name, b.Usage)
+			}
+		}
 	}
 }

@@ -41,7 +41,7 @@ func installCommand() *ucli.Command {
 			"  mcpgen install claude-desktop --env API_KEY=secret --dry-run   print the change only",
 		Flags: append(configFlags(),
 			&ucli.StringFlag{Name: "url", Usage: "register the running Streamable HTTP server at `URL` instead of building"},
-			&ucli.BoolFlag{Name: "dev", Usage: "register `mcpgen dev --stdio DIR` (rebuilds on every change) instead of a binary"},
+			&ucli.BoolFlag{Name: "dev", Usage: "register \"mcpgen dev --stdio DIR\" (rebuilds on every change) instead of a binary"},
 			&ucli.StringSliceFlag{Name: "env", Usage: "set `K=V` in the server's environment; repeatable"},
 		),
 		Action: runInstall,
