@@ -161,6 +161,10 @@ func Theme(name string) ViewOption { return func(q *url.Values) { q.Set("theme",
 // DisplayMode chooses "inline" (default), "fullscreen" or "pip".
 func DisplayMode(mode string) ViewOption { return func(q *url.Values) { q.Set("mode", mode) } }
 
+// Width chooses the host's container width: "desktop" (default),
+// "tablet" or "mobile", as in the inspector.
+func Width(name string) ViewOption { return func(q *url.Values) { q.Set("width", name) } }
+
 // RenderFixture shows fixtures/TOOL/NAME.json: the fixture's input and
 // result go to the tool's view without calling the handler.
 func (c *Connector) RenderFixture(tool, name string, opts ...ViewOption) *View {
@@ -355,6 +359,12 @@ func (v *View) Eval(expr string) string {
 	}
 	return s
 }
+
+// Close closes the view's browser tab; views still open are closed when
+// the test ends. A browser keeps only a few connections to one server,
+// and each open view holds some, so a test that renders many views
+// closes those it is done with.
+func (v *View) Close() { v.v.Close() }
 
 // Screenshot is a PNG of the view as the host shows it.
 func (v *View) Screenshot() []byte {
