@@ -154,6 +154,26 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestRenderManyOpen: a test may keep several views open at once. Each
+// open inspector page holds long-lived connections to the server, and a
+// browser allows only six per host in one profile; the fourth view used to
+// wait forever for a connection and never become ready.
+func TestRenderManyOpen(t *testing.T) {
+	testenv.Chromium(t)
+	c := mcpgentest.New(t, app(t), mcpgentest.Dir(fixtures(t)))
+	var views []*mcpgentest.View
+	for i := range 5 {
+		v := c.Render("greet", map[string]any{"name": fmt.Sprint("n", i)})
+		if got := v.Query(".msg"); len(got) != 1 || got[0] != fmt.Sprintf("Hello, n%d!", i) {
+			t.Errorf("view %d: .msg = %q", i, got)
+		}
+		views = append(views, v)
+	}
+	for _, v := range views {
+		v.Close()
+	}
+}
+
 // recorder is a testing.TB that records failures instead of failing.
 type recorder struct {
 	testing.TB

@@ -71,7 +71,11 @@ type View struct {
 // view is ready or failed, then until its size has settled. The
 // View records problems from then on too; Close closes the tab.
 func (b *Browser) Open(ctx context.Context, url string, timeout time.Duration) (*View, error) {
-	tctx, tcancel := chromedp.NewContext(b.ctx)
+	// Each view gets a browser context of its own (like a fresh profile):
+	// an open inspector page keeps long-lived connections to its server,
+	// and one profile allows only six per host, so with one shared context
+	// a test's fourth open view never loaded.
+	tctx, tcancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
 	stop := context.AfterFunc(ctx, tcancel)
 	v := &View{ctx: tctx, cancel: func() { stop(); tcancel() }, URL: url}
 	// Open the tab, then subscribe before navigating so no message is lost.
