@@ -71,6 +71,12 @@ type Tool struct {
 	Scopes []string
 	// RateLimit bounds calls per caller; the zero Rate means none.
 	RateLimit Rate
+	// NeverAsks is set by the generator when it proved that the handler
+	// sends the client no request (sampling, elicitation, roots) during a
+	// call: the runtime may then answer the tool's calls on its fast path
+	// in every session, also those whose client can be asked. The zero
+	// value is the conservative one: the handler might ask.
+	NeverAsks bool
 }
 
 // ResourceHandler binds the template variables (nil for a fixed URI) into

@@ -226,7 +226,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		if !ok {
 			return false // the go-sdk's unknown-tool error
 		}
-		meta, name, mayAsk, mayLog = params.Meta, params.Name, true, true
+		meta, name, mayAsk, mayLog = params.Meta, params.Name, !t.def.NeverAsks, true
 		mreq = &mcp.CallToolRequest{Params: &params, Extra: extra}
 		run = f.s.fastHandler("tools/call", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
 			return t.handle(ctx, req.(*mcp.CallToolRequest))

@@ -145,6 +145,54 @@ func TestFastPathSameResults(t *testing.T) {
 	}
 }
 
+// TestFastPathNeverAsks checks that a tool the generator proved never to
+// ask the client (NeverAsks) is answered on the fast path also in a
+// session whose client declared elicitation and sampling, with the result
+// the go-sdk gives, while a tool without NeverAsks still goes through the
+// go-sdk and can ask.
+func TestFastPathNeverAsks(t *testing.T) {
+	plain := testApp(newProbe())
+	marked := testApp(newProbe())
+	for i := range marked.Tools {
+		if marked.Tools[i].Name != "book" {
+			marked.Tools[i].NeverAsks = true
+		}
+	}
+	plainURL, markedURL := serveHTTP(t, plain), serveHTTP(t, marked)
+	copts := &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "seats": 2, "class": "eco"}}, nil
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "ok"}}, nil
+		},
+	}
+	sdk, sdkTypes := recordingClient(t, plainURL, "2025-06-18", copts)
+	fast, fastTypes := recordingClient(t, markedURL, "2025-06-18", copts)
+	for _, c := range fastCalls {
+		if c.tool == "log" || c.tool == "progress" {
+			continue // the same either way; covered by TestFastPathNotifications
+		}
+		want := resultJSON(t, call(t, sdk, c.tool, c.args))
+		if ct := sdkTypes.last(); ct != "text/event-stream" {
+			t.Errorf("%s without NeverAsks, client can be asked: Content-Type %q, want text/event-stream", c.tool, ct)
+		}
+		if got := resultJSON(t, call(t, fast, c.tool, c.args)); got != want {
+			t.Errorf("%s %v with NeverAsks:\n got %s\nwant %s", c.tool, c.args, got, want)
+		}
+		if ct := fastTypes.last(); ct != "application/json" {
+			t.Errorf("%s with NeverAsks, client can be asked: Content-Type %q, want application/json", c.tool, ct)
+		}
+	}
+	// book may ask: through the go-sdk, and the client's answer arrives.
+	if got := textOf(t, call(t, fast, "book", nil)); !strings.HasPrefix(got, "accept") || !strings.Contains(got, "Ada") {
+		t.Errorf("book in the session: %s", got)
+	}
+	if ct := fastTypes.last(); ct != "text/event-stream" {
+		t.Errorf("book (no NeverAsks): Content-Type %q, want text/event-stream", ct)
+	}
+}
+
 // TestFastPathNotifications checks that a call that can send more than its
 // result gets everything: progress when asked, log messages once the
 // client chose a level.

@@ -20,6 +20,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"Person is the input of json_schema_2020_12_tool.","type":"object","properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"previous":{"description":"Earlier addresses, newest first.","type":"array","items":{"$ref":"#/$defs/address"}}},"additionalProperties":false,"$defs":{"address":{"description":"address is a postal address. Person uses it twice, so the input schema defines it once, under $defs/address, and refers to it with $ref.","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}}}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn Person
@@ -35,6 +36,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Returns a short silent WAV recording.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestAudioContent()
@@ -83,6 +85,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Returns a text resource embedded in the result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestEmbeddedResource()
@@ -94,6 +97,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Always fails, to show how an error reaches the model.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultNone,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return nil, TestErrorHandling(mcpgenCtx)
@@ -105,6 +109,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Returns a one-pixel red PNG image.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestImageContent()
@@ -116,6 +121,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Returns text, an image and an embedded JSON\nresource in one result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestMultipleContentTypes()
@@ -127,6 +133,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Closes its response stream before it answers, so the\nclient must reconnect and resume the stream to get the result (SEP-1699).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestReconnection(mcpgenCtx)
@@ -153,6 +160,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Returns a short fixed text.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestSimpleText()
@@ -164,6 +172,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Sends three log messages while it works.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestToolWithLogging(mcpgenCtx)
@@ -175,6 +184,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Reports its progress three times: 0, 50 and 100 of 100.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestToolWithProgress(mcpgenCtx)
@@ -186,6 +196,7 @@ func mcpgenApp() *runtime.App {
 				Description: "Changes test://watched-resource and notifies its\nsubscribers.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
 				Annotations: runtime.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return UpdateWatchedResource(mcpgenCtx)

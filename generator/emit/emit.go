@@ -187,6 +187,9 @@ func tool(p *ir.Project, t ir.Tool) jen.Code {
 		}
 		fields = append(fields, jen.Id("Visibility").Op(":").Index().String().Values(vs...))
 	}
+	if t.NeverAsks {
+		fields = append(fields, jen.Id("NeverAsks").Op(":").True())
+	}
 	if t.MaxResultChars > 0 {
 		fields = append(fields, jen.Id("MaxResultChars").Op(":").Lit(t.MaxResultChars))
 	}

@@ -58,6 +58,7 @@ type parser struct {
 	views   []ir.View
 	mcpPkg  *types.Package
 	root    string // import path of the module root package
+	asks    *asks  // what tools may ask the client
 }
 
 // Parse builds the IR of prog. Problems are added to diags; ok is false when
@@ -82,6 +83,7 @@ func Parse(prog *load.Program, opts Options, diags *diag.List) (*ir.Project, boo
 	}
 	p.schemas = schema.NewBuilder(prog.Fset, prog.Packages)
 	p.mcpPkg = findPackage(prog.Packages, mcpPath)
+	p.asks = newAsks(prog.Packages)
 
 	handlers := p.collect()
 	var completions []*handler
@@ -299,6 +301,8 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		return t, false
 	}
 	t.Sig = h.sig
+	t.NeverAsks = p.asks.neverAsks(h.fn)
+
 	t.InputSchema = emptyInput
 	if h.in != nil {
 		s, sok := p.schemas.Object(h.in, h.decl.Name.Pos(), p.diags)
