@@ -53,6 +53,9 @@ type client struct {
 	resp    bytes.Buffer
 }
 
+// clientCaps is the capabilities object every client declares (-client-caps).
+var clientCaps = "{}"
+
 func newClient(hc *http.Client, url, era string) *client {
 	return &client{hc: hc, url: url, era: era, method: methodCall}
 }
@@ -64,7 +67,7 @@ func (c *client) open() error {
 		return nil
 	}
 	c.id++
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"bench-load","version":"1.0.0"}}}`, c.id, sessionVersion)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"bench-load","version":"1.0.0"}}}`, c.id, sessionVersion, clientCaps)
 	res, hdr, err := c.post([]byte(body), "initialize", "")
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
@@ -127,7 +130,7 @@ func (c *client) call() ([]byte, error) {
 			c.body.WriteByte(',')
 		}
 		c.body.WriteString(`"_meta":{"io.modelcontextprotocol/protocolVersion":"` + statelessVersion +
-			`","io.modelcontextprotocol/clientInfo":{"name":"bench-load","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}`)
+			`","io.modelcontextprotocol/clientInfo":{"name":"bench-load","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":` + clientCaps + `}`)
 	}
 	c.body.WriteString(`}}`)
 	res, _, err := c.post(c.body.Bytes(), c.method, name)

@@ -62,7 +62,9 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the built servers (their directory is printed)")
 	flag.StringVar(&c.method, "method", methodCall, "what each call is: tools/call (find_orders), tools/list or resources/read (orders://summary)")
 	flag.StringVar(&c.binDir, "bin-dir", "", "(internal) directory of built servers; set when re-run pinned")
+	caps := flag.String("client-caps", "", "capabilities the load client declares: elicitation, sampling, roots (comma-separated; none by default)")
 	flag.Parse()
+	clientCaps = capsJSON(split(*caps))
 	c.servers = split(*servers)
 	c.eras = split(*eras)
 	for _, s := range split(*sessions) {
@@ -104,6 +106,20 @@ func main() {
 	if err := measure(c); err != nil {
 		fatalf("%v", err)
 	}
+}
+
+// capsJSON is the client capabilities object declaring names.
+func capsJSON(names []string) string {
+	var parts []string
+	for _, n := range names {
+		switch n {
+		case "elicitation", "sampling", "roots":
+			parts = append(parts, strconv.Quote(n)+":{}")
+		default:
+			fatalf("-client-caps: unknown capability %q (elicitation, sampling, roots)", n)
+		}
+	}
+	return "{" + strings.Join(parts, ",") + "}"
 }
 
 // buildAndRepin builds the three servers (unpinned, with both cores), then
