@@ -123,7 +123,8 @@ func (a *asks) why(fn *types.Func) string {
 	var work []body
 	asked := false
 	var why string
-	reach := func(f *types.Func) {
+	var reach func(f *types.Func)
+	reach = func(f *types.Func) {
 		f = f.Origin()
 		if seenFn[f] {
 			return
@@ -139,7 +140,13 @@ func (a *asks) why(fn *types.Func) string {
 		}
 		sig, _ := f.Type().(*types.Signature)
 		if sig != nil && sig.Recv() != nil && types.IsInterface(sig.Recv().Type()) {
-			return // an interface method: judged where it is called
+			// An interface method, called or taken as a value: any method
+			// of that name with syntax may run. (Whether a context can
+			// reach it is judged where it is called.)
+			for _, m := range a.methods[f.Name()] {
+				reach(m)
+			}
+			return
 		}
 		if pkg := f.Pkg(); pkg != nil && pkg.Path() != rootPath && a.importsRoot[pkg.Path()] {
 			// A body the analysis cannot see, that can reach rootPath.
@@ -201,17 +208,21 @@ func (a *asks) dynamic(call *ast.CallExpr, info *types.Info, reach func(*types.F
 		*why = "makes a dynamic call of type " + sig.String() + ", which a context.Context can reach"
 		return
 	}
-	// An interface method: any method of that name with syntax may run.
+	// An interface method: reached through its name (every method of
+	// that name with syntax).
 	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
-		if s := info.Selections[sel]; s != nil && types.IsInterface(s.Recv()) {
-			for _, m := range a.methods[sel.Sel.Name] {
-				reach(m)
-			}
+		if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
 			return
 		}
 	}
-	// A func value: any function literal of that type may run (named
-	// functions used as values are reached where they are named).
+	// A func value: any function literal, function or method with syntax
+	// of that type may run (a function stored in a package-level variable,
+	// say).
+	for f, b := range a.decls {
+		if types.Identical(f.Type(), sig) {
+			lit(b)
+		}
+	}
 	for _, l := range a.lits {
 		if t, ok := l.info.Types[l.node.(ast.Expr)]; ok && types.Identical(t.Type, sig) {
 			lit(l)
