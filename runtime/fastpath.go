@@ -103,7 +103,8 @@ type fastSession struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// eligible is false when the session's client declared a capability
-	// that lets the server send it requests during a call.
+	// that lets the server send it requests during a call: then only
+	// tools marked NeverAsks are called here.
 	eligible bool
 	// logging is set once the client chose a log level (logging/setLevel):
 	// handlers' log messages then travel on the call's stream.
