@@ -38,6 +38,13 @@ func TestExampleNotes(t *testing.T) {
 		exerciseNotes(t, connectStdio(t, bin, env))
 	})
 	t.Run("processes", func(t *testing.T) { notesProcesses(t, bin) })
+	// The example is a module of its own, which the repository's go test
+	// ./... does not enter: run its store's tests here.
+	t.Run("store", func(t *testing.T) {
+		if out, errOut, code := run(t, dir, nil, "go", "test", "-count=1", "./store"); code != 0 {
+			t.Errorf("go test ./store in examples/notes: exit %d\n%s%s", code, out, errOut)
+		}
+	})
 }
 
 // notesProcesses runs several notes processes on one database, each

@@ -20,7 +20,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Priority orders notes.
@@ -67,9 +68,8 @@ type Store struct {
 	path string
 	now  func() time.Time
 
-	once sync.Once
-	db   *sql.DB
-	err  error
+	mu sync.Mutex // guards db
+	db *sql.DB
 }
 
 // Open returns the store kept in the SQLite database at path.
@@ -102,39 +102,65 @@ const schema = `CREATE TABLE IF NOT EXISTS notes (
 	updated  TEXT NOT NULL
 )`
 
-// open opens the database once. WAL lets readers run beside a writer;
-// busy_timeout makes a process wait for another's write instead of
+// open opens the database on first use. WAL lets readers run beside a
+// writer; busy_timeout makes a process wait for another's write instead of
 // failing; _txlock=immediate takes the write lock when a transaction
 // begins, so two read-modify-write transactions never deadlock.
+//
+// Only success is remembered: a process that fails to open the database
+// (another process is creating it or switching it to WAL at that moment,
+// which SQLite reports as SQLITE_BUSY without waiting for busy_timeout;
+// or a directory that cannot be created yet) tries again on its next call
+// instead of failing every call until it restarts.
 func (s *Store) open() (*sql.DB, error) {
-	s.once.Do(func() {
-		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-			s.err = err
-			return
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db != nil {
+		return s.db, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return nil, fmt.Errorf("notes database %s: %v", s.path, err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("notes database %s: %v", s.path, err)
+	}
+	deadline := time.Now().Add(openWait)
+	for {
+		_, err = db.Exec(schema)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			break
 		}
-		q := url.Values{}
-		q.Add("_pragma", "busy_timeout(10000)")
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(NORMAL)")
-		q.Set("_txlock", "immediate")
-		db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: s.path}).EscapedPath()+"?"+q.Encode())
-		if err == nil {
-			_, err = db.Exec(schema)
-		}
-		if err != nil {
-			if db != nil {
-				db.Close()
-			}
-			s.err = fmt.Errorf("notes database %s: %v", s.path, err)
-			return
-		}
-		s.db = db
-	})
-	return s.db, s.err
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("notes database %s: %v", s.path, err)
+	}
+	s.db = db
+	return db, nil
+}
+
+// openWait bounds how long open retries a database another process holds
+// while creating it or switching its journal mode.
+const openWait = 10 * time.Second
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (or one of its
+// extended codes).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.db == nil {
 		return nil
 	}
