@@ -67,6 +67,25 @@ func startStdio(t *testing.T, args ...string) *stdioConn {
 	return c
 }
 
+// serveInitialized serves testApp(p) with Server.ServeIO on pipes and
+// completes the initialize handshake; the pipes close when the test ends.
+func serveInitialized(t *testing.T, p *probe) *stdioConn {
+	t.Helper()
+	s, err := runtime.NewServer(testApp(p), runtime.WithLogger(quietLogger(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go s.ServeIO(context.Background(), serverIn, serverOut)
+	t.Cleanup(func() { clientOut.Close() })
+	c := &stdioConn{t: t, in: clientOut, out: bufio.NewScanner(clientIn)}
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
 func (c *stdioConn) send(line string) {
 	c.t.Helper()
 	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
@@ -341,18 +360,7 @@ func waitURL(t *testing.T, stderr *syncBuffer) string {
 func TestNothingAfterCancel(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		p := newProbe()
-		s, err := runtime.NewServer(testApp(p), runtime.WithLogger(quietLogger(nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		serverIn, clientOut := io.Pipe()
-		clientIn, serverOut := io.Pipe()
-		go s.ServeIO(context.Background(), serverIn, serverOut)
-		defer clientOut.Close()
-		c := &stdioConn{t: t, in: clientOut, out: bufio.NewScanner(clientIn)}
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-		c.recv()
-		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		c := serveInitialized(t, p)
 		c.send(`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 		<-p.started
 		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":30,"reason":"user"}}`)
@@ -532,18 +540,7 @@ func TestExactIDs(t *testing.T) {
 	ids := []string{"9007199254740993", "-9007199254740993", "12345678901234567890123"}
 	t.Run("stdio", func(t *testing.T) {
 		p := newProbe()
-		s, err := runtime.NewServer(testApp(p), runtime.WithLogger(quietLogger(nil)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		serverIn, clientOut := io.Pipe()
-		clientIn, serverOut := io.Pipe()
-		go s.ServeIO(context.Background(), serverIn, serverOut)
-		defer clientOut.Close()
-		c := &stdioConn{t: t, in: clientOut, out: bufio.NewScanner(clientIn)}
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-		c.recv()
-		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		c := serveInitialized(t, p)
 		for _, id := range ids {
 			c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`)
 			if r := c.recv(); string(r.ID) != id || r.Error != nil {
