@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -371,7 +372,12 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 		need := g.scopes
 		if g.scopesFor != nil && r.Method == http.MethodPost {
 			var extra []string
-			r, extra = g.peekScopes(r)
+			var err error
+			r, extra, err = g.peekScopes(r)
+			if err != nil {
+				g.badRequest(w, r, err)
+				return
+			}
 			need = append(slices.Clip(need), extra...)
 		}
 		if !id.HasScopes(need...) {
@@ -424,38 +430,174 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // peekScopes reads a POST body to find the scopes its tools/call,
-// resources/read or prompts/get needs, and gives back a request whose body
-// reads from the start. A body over the size limit is left for the MCP
-// handler to refuse.
-func (g *AuthGate) peekScopes(r *http.Request) (*http.Request, []string) {
+// resources/read or prompts/get messages need, and gives back a request
+// whose body reads from the start. It reads member names exactly, as the
+// go-sdk dispatches them, and refuses (a non-nil error, answered 400) any
+// body another JSON parser could read differently: one that is not a
+// single JSON value, or whose message or params object has two members
+// whose names differ only in case, or a member named like method, params,
+// name or uri in another case. The scopes are checked again where the
+// request is dispatched (Server.authorize), on the very values dispatched;
+// this check answers a plain request with the 403 clients act on. A body
+// over the size limit is left for the MCP handler to refuse.
+func (g *AuthGate) peekScopes(r *http.Request) (*http.Request, []string, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
 	r.Body.Close()
 	r2 := r.Clone(r.Context())
 	r2.Body = readBody(body) // endpoint.go
 	if err != nil || int64(len(body)) > g.maxBody {
-		return r2, nil
+		return r2, nil, nil
 	}
-	type call struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		} `json:"params"`
-	}
-	var calls []call
-	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
-		json.Unmarshal(b, &calls)
-	} else {
-		var c call
-		if json.Unmarshal(b, &c) == nil {
-			calls = append(calls, c)
-		}
+	calls, err := scopedCalls(body)
+	if err != nil {
+		return r2, nil, err
 	}
 	var need []string
 	for _, c := range calls {
-		need = append(need, g.scopesFor(c.Method, c.Params.Name, c.Params.URI)...)
+		need = append(need, g.scopesFor(c.method, c.name, c.uri)...)
 	}
-	return r2, need
+	return r2, need, nil
+}
+
+// scopedCall is what decides the scopes of one JSON-RPC message.
+type scopedCall struct{ method, name, uri string }
+
+// ambiguousError is a body the gate refuses to judge; code is the
+// JSON-RPC error code of the answer.
+type ambiguousError struct {
+	code   int64
+	reason string
+}
+
+func (e *ambiguousError) Error() string { return e.reason }
+
+func ambiguous(code int64, format string, args ...any) error {
+	return &ambiguousError{code: code, reason: fmt.Sprintf(format, args...)}
+}
+
+// scopedCalls reads the messages of a POST body (one JSON-RPC message or
+// a batch), refusing what parsers could read differently (see peekScopes).
+func scopedCalls(body []byte) ([]scopedCall, error) {
+	if !json.Valid(body) {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the body is not one JSON value (invalid JSON, or data after it)")
+	}
+	b := bytes.TrimLeft(body, " \t\r\n")
+	if len(b) > 0 && b[0] == '[' {
+		var msgs []json.RawMessage
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, ambiguous(jsonrpc.CodeParseError, "the batch: %v", err)
+		}
+		calls := make([]scopedCall, 0, len(msgs))
+		for i, m := range msgs {
+			c, err := scopedMessage(m)
+			if err != nil {
+				return nil, ambiguous(err.(*ambiguousError).code, "message %d of the batch: %v", i+1, err)
+			}
+			calls = append(calls, c)
+		}
+		return calls, nil
+	}
+	c, err := scopedMessage(b)
+	if err != nil {
+		return nil, err
+	}
+	return []scopedCall{c}, nil
+}
+
+// scopedMessage reads the method, and the name or URI a tools/call,
+// resources/read or prompts/get dispatches on, of one message.
+func scopedMessage(raw json.RawMessage) (scopedCall, error) {
+	var c scopedCall
+	m, err := exactMembers(raw, "message", "jsonrpc", "id", "method", "params")
+	if err != nil {
+		return c, err
+	}
+	if err := stringMember(m, "method", &c.method); err != nil {
+		return c, err
+	}
+	switch c.method {
+	case "tools/call", "prompts/get", "resources/read":
+	default:
+		return c, nil
+	}
+	p, ok := m["params"]
+	if !ok || string(p) == "null" {
+		return c, nil
+	}
+	pm, err := exactMembers(p, "params", "name", "uri")
+	if err != nil {
+		return c, err
+	}
+	if err := stringMember(pm, "name", &c.name); err != nil {
+		return c, err
+	}
+	return c, stringMember(pm, "uri", &c.uri)
+}
+
+// exactMembers returns the members of the JSON object raw (what names
+// it in errors) by name. It refuses a value that is not an object, two
+// members whose names are equal ignoring case (encoding/json matches
+// struct fields that way and keeps the last; the go-sdk matches exactly),
+// and a member whose name equals one of known ignoring case but not
+// exactly.
+func exactMembers(raw json.RawMessage, what string, known ...string) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s is not a JSON object", what)
+	}
+	m := map[string]json.RawMessage{}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+		}
+		name := tok.(string)
+		for _, n := range names {
+			if strings.EqualFold(n, name) {
+				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has members %q and %q; send each member once, named exactly", what, n, name)
+			}
+		}
+		for _, k := range known {
+			if name != k && strings.EqualFold(name, k) {
+				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has a member %q; the protocol's is %q", what, name, k)
+			}
+		}
+		names = append(names, name)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+		}
+		m[name] = v
+	}
+	return m, nil
+}
+
+// stringMember sets *dst to the string member name of m, if m has it;
+// any other JSON value there is refused.
+func stringMember(m map[string]json.RawMessage, name string, dst *string) error {
+	v, ok := m[name]
+	if !ok {
+		return nil
+	}
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, dst) != nil {
+		return ambiguous(jsonrpc.CodeInvalidRequest, "%q is not a string", name)
+	}
+	return nil
+}
+
+// badRequest answers a body the gate refused to judge with 400 and a
+// JSON-RPC error saying why.
+func (g *AuthGate) badRequest(w http.ResponseWriter, r *http.Request, err error) {
+	code := int64(jsonrpc.CodeInvalidRequest)
+	var ae *ambiguousError
+	if errors.As(err, &ae) {
+		code = ae.code
+	}
+	g.logger.Warn("auth: refused a request whose scopes cannot be read unambiguously", "reason", err.Error(), "remote", r.RemoteAddr)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(errorResponse(json.RawMessage("null"), &jsonrpc.Error{Code: code, Message: "Bad Request: " + err.Error()})) // fastpath.go
 }
 
 // scopesFor returns the scopes one request needs beyond the server-wide
@@ -474,13 +616,62 @@ func (s *Server) scopesFor(method, name, uri string) []string {
 		if r, ok := s.resources[uri]; ok {
 			return r.Scopes
 		}
-		for _, t := range s.templates {
-			if t.tpl.Match(uri) != nil {
-				return t.def.Scopes
-			}
+		if t := s.templateFor(uri); t != nil {
+			return t.def.Scopes
 		}
 	}
 	return nil
+}
+
+// templateFor returns the resource template the go-sdk reads uri with:
+// of those that match it, the first by template text (the go-sdk tries its
+// templates in that order), or nil.
+func (s *Server) templateFor(uri string) *resourceTemplate {
+	var found *resourceTemplate
+	for _, t := range s.templates {
+		if t.tpl.Match(uri) != nil && (found == nil || t.def.URI < found.def.URI) {
+			found = t
+		}
+	}
+	return found
+}
+
+// CodeInsufficientScope is the JSON-RPC error code of a tools/call,
+// resources/read or prompts/get refused where it is dispatched because the
+// caller's token lacks a scope the tool, resource or prompt declares. A
+// plain request is answered 403 insufficient_scope before that; this
+// answer is for a request the gate in front read otherwise.
+const CodeInsufficientScope = -32003
+
+// authorize checks, where a tools/call, resources/read or prompts/get is
+// dispatched, that the caller has the scopes need of the tool, resource
+// or prompt about to run (what names it). The gate in front has checked
+// the scopes named in the body it read; this check is on the request the
+// handler actually serves, whatever the body looked like. Without an
+// identity it passes only when no token is expected: auth off, stdio, or
+// behind mcpgen dev's front without auth.
+func (s *Server) authorize(req mcp.Request, what string, need []string) error {
+	if len(need) == 0 {
+		return nil
+	}
+	extra := req.GetExtra()
+	var id *Identity
+	if extra != nil {
+		id = IdentityOf(extra.TokenInfo)
+	}
+	if id == nil {
+		if s.auth == nil || extra == nil || extra.Header == nil {
+			return nil
+		}
+		s.logger.Error("auth: refused a call that reached its handler without a verified caller", "call", what)
+	} else if id.HasScopes(need...) {
+		return nil
+	} else {
+		s.logger.Warn("auth: insufficient scope where the call is dispatched", "sub", id.Subject, "call", what,
+			"needs", strings.Join(need, " "), "has", strings.Join(id.Scopes, " "))
+	}
+	return &jsonrpc.Error{Code: CodeInsufficientScope,
+		Message: fmt.Sprintf("insufficient scope: %s needs scope %q; re-authorize with it", what, strings.Join(need, " "))}
 }
 
 // IdentityOf returns the identity the runtime keeps in a TokenInfo, or nil.
