@@ -33,6 +33,7 @@ type endpoint struct {
 	versions  []string // the protocol versions served, newest first
 	maxBody   int64
 	asks      *askRegistry
+	table     *sessionTable // sessions.go
 }
 
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -74,6 +75,17 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// on its own, as a sessionless client expects.
 		e.stateless.ServeHTTP(w, r)
 		return
+	}
+	if r.Method == http.MethodPost {
+		// A new session: it needs a slot (sessions.go).
+		slot, no := e.table.reserve(sessionCaller(r))
+		if slot == nil {
+			e.table.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
+			retryLater(w, no.status, sessionRetryAfter, body, no.msg)
+			return
+		}
+		defer e.table.settle(slot)
+		r.Header.Set(slotHeader, slot.token)
 	}
 	e.sessions.ServeHTTP(w, r)
 }
