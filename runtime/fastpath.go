@@ -873,6 +873,7 @@ type closeHook struct {
 
 func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
 	h.f.sessionClosed(sessionID)
+	h.f.s.sessions.closed(sessionID) // sessions.go
 	return h.EventStore.SessionClosed(ctx, sessionID)
 }
 
@@ -882,5 +883,6 @@ func (f *fastPath) hookEvents(store mcp.EventStore) mcp.EventStore {
 		return nil
 	}
 	f.events, f.hooked = store, true
+	f.s.sessions.hooked = true
 	return &closeHook{EventStore: store, f: f}
 }

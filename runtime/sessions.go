@@ -16,8 +16,8 @@ import (
 )
 
 // DefaultMaxSessions is how many HTTP sessions a server holds at once
-// unless WithMaxSessions says otherwise. A session costs some 15 KiB of
-// heap and a few goroutines, so the default stays well under 200 MB.
+// unless WithMaxSessions says otherwise. A session costs some 20 KiB (heap
+// and goroutine stacks), so the default holds about 100 MB.
 const DefaultMaxSessions = 5000
 
 // DefaultMaxSessionsPerCaller is how many HTTP sessions one caller (a
@@ -78,6 +78,9 @@ type sessionTable struct {
 	max, perCaller int           // < 0: no bound
 	idle           time.Duration // 0: never
 	logger         *slog.Logger
+	// hooked is set when the sessions' event store tells closed of every
+	// session that closes (fastpath.go's closeHook).
+	hooked bool
 
 	mu      sync.Mutex
 	total   int                      // slots taken: sessions and reservations
@@ -162,12 +165,22 @@ func (t *sessionTable) bind(token string, ss *mcp.ServerSession) {
 	t.byID[e.id] = e
 	e.busy++ // the initialize in progress; settle ends it
 	t.mu.Unlock()
-	go func() {
-		ss.Wait()
-		t.mu.Lock()
+	if !t.hooked {
+		// Without an event store, nothing else says when it closes.
+		go func() {
+			ss.Wait()
+			t.closed(e.id)
+		}()
+	}
+}
+
+// closed gives back the slot of session id, which has closed.
+func (t *sessionTable) closed(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.byID[id]; e != nil {
 		t.removeLocked(e)
-		t.mu.Unlock()
-	}()
+	}
 }
 
 // settle ends the initialize that reserved e: a slot no session was bound

@@ -186,7 +186,13 @@ func TestSessionBounds(t *testing.T) {
 // path's tables, and every initialize is answered.
 func TestSessionFlood(t *testing.T) {
 	t.Parallel()
-	s, err := runtime.NewServer(testApp(newProbe()), runtime.WithLogger(quietLogger(nil)))
+	t.Run("event store", func(t *testing.T) { t.Parallel(); sessionFlood(t) })
+	// Without one, the table learns of closed sessions another way.
+	t.Run("no event store", func(t *testing.T) { t.Parallel(); sessionFlood(t, runtime.WithEventStore(nil)) })
+}
+
+func sessionFlood(t *testing.T, opts ...runtime.Option) {
+	s, err := runtime.NewServer(testApp(newProbe()), append(opts, runtime.WithLogger(quietLogger(nil)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,5 +248,36 @@ func TestListeningKeepsSession(t *testing.T) {
 	}
 	if err := listener.Ping(context.Background(), nil); err != nil {
 		t.Errorf("the listening session: %v", err)
+	}
+}
+
+// TestExpiredSessionsMakeRoom checks that sessions closed by the idle
+// timeout give their slots back, with and without an event store.
+func TestExpiredSessionsMakeRoom(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string][]runtime.Option{"event store": nil, "no event store": {runtime.WithEventStore(nil)}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url := serveHTTP(t, testApp(newProbe()), append(opts, runtime.WithMaxSessions(2, -1), runtime.WithSessionIdle(200*time.Millisecond))...)
+			c := newSessionClient(t, url, "127.0.0.1")
+			for range 2 {
+				if h, resp, body := c.open(); h == nil {
+					t.Fatalf("%s %s", resp.Status, body)
+				}
+			}
+			_, resp, body := c.open()
+			wantRetryLater(t, "a third session", resp, body, http.StatusServiceUnavailable)
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				h, resp, body := c.open()
+				if h != nil {
+					break
+				}
+				if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+					t.Fatalf("after the idle timeout: %s %s", resp.Status, body)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
 	}
 }
