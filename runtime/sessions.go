@@ -261,13 +261,6 @@ func (t *sessionTable) expire(e *sessionEntry) {
 	}
 }
 
-// count returns the sessions and reservations held, in all and by caller.
-func (t *sessionTable) count(caller string) (int, int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.total, t.callers[caller]
-}
-
 // track counts each request that names a session as activity of that
 // session for as long as it runs: calls, and event streams above all.
 func (t *sessionTable) track(next http.Handler) http.Handler {
