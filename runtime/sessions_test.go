@@ -281,3 +281,52 @@ func TestExpiredSessionsMakeRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionBoundsPerSubject checks that with auth the caller is the
+// token's subject: two users at one address have a bound each, and one
+// user's new session never closes the other's.
+func TestSessionBoundsPerSubject(t *testing.T) {
+	t.Parallel()
+	is := newAuthIssuer(t)
+	base, _ := serveAuth(t, authApp(), runtime.Auth{Issuer: is.URL}, runtime.WithMaxSessions(-1, 1))
+	url := base + "/mcp"
+	exp := time.Now().Add(time.Hour)
+	tokens := map[string]string{"ann": is.token(t, "ann", url, "", exp), "bob": is.token(t, "bob", url, "", exp)}
+	open := func(who string) string {
+		t.Helper()
+		resp := authPost(t, url, tokens[who], authInitBody)
+		sid := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != http.StatusOK || sid == "" {
+			t.Fatalf("%s's initialize: %s", who, resp.Status)
+		}
+		return sid
+	}
+	alive := func(who, sid string) bool {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Authorization", "Bearer "+tokens[who])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	ann1 := open("ann")
+	bob1 := open("bob")
+	if !alive("ann", ann1) || !alive("bob", bob1) {
+		t.Fatal("two users at one address: a session was closed for the other's")
+	}
+	ann2 := open("ann") // over ann's bound: her idle session makes room
+	if alive("ann", ann1) {
+		t.Error("ann's first session is still open past her bound")
+	}
+	if !alive("ann", ann2) || !alive("bob", bob1) {
+		t.Error("ann's new session closed another session than her own")
+	}
+}
