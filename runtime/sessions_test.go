@@ -225,6 +225,15 @@ func TestListeningKeepsSession(t *testing.T) {
 	if err := listener.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://watched"}); err != nil {
 		t.Fatal(err)
 	}
+	// A change made by another session reaches the listener: its stream is
+	// open.
+	other := httpClient(t, url, "2025-11-25", nil)
+	call(t, other, "touch", nil)
+	select {
+	case <-updated:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification on the listener's stream")
+	}
 	// A session opened after the listener's last request expires: the
 	// listener has been idle for longer than that, requests counted alone.
 	c := newSessionClient(t, url, "127.0.0.1")
@@ -239,7 +248,8 @@ func TestListeningKeepsSession(t *testing.T) {
 		}
 		time.Sleep(400 * time.Millisecond) // longer than the idle timeout
 	}
-	// A change made by another session reaches the listener.
+	// A change made by another session (a new one: the first expired too)
+	// still reaches the listener.
 	call(t, httpClient(t, url, "2025-11-25", nil), "touch", nil)
 	select {
 	case <-updated:
