@@ -45,8 +45,9 @@ type Server struct {
 	mu    sync.Mutex
 	views map[string]View // by name
 
-	auth   *AuthGate   // nil when auth is off
-	limits *limiterSet // per-caller rate limits
+	auth     *AuthGate     // nil when auth is off
+	limits   *limiterSet   // per-caller rate limits
+	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
 	fast // fastpath.go
 }
@@ -75,6 +76,8 @@ type options struct {
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
+
+	maxSessions, maxSessionsPerCaller int // sessions.go
 }
 
 // Option configures NewServer.
@@ -141,8 +144,10 @@ const DefaultClientRequestTimeout = 5 * time.Minute
 
 // WithSessionIdle closes HTTP sessions that receive no request for d
 // (DefaultSessionIdle when unset; a negative d keeps idle sessions forever).
-// A client that comes back after that gets 404 with JSON-RPC error -32001
-// and starts a new session.
+// A session is idle while no request of it is in progress and it has no
+// event stream open: a client listening for notifications on its GET
+// stream keeps its session. A client that comes back after that gets 404
+// with JSON-RPC error -32001 and starts a new session.
 func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessionIdle = d } }
 
 // WithClientRequestTimeout bounds how long a request to the client
@@ -193,6 +198,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	case o.sessionIdle < 0:
 		o.sessionIdle = 0 // the SDK's "never"
 	}
+	o.maxSessions = sessionBound(o.maxSessions, DefaultMaxSessions)
+	o.maxSessionsPerCaller = sessionBound(o.maxSessionsPerCaller, DefaultMaxSessionsPerCaller)
 	if o.askTimeout <= 0 {
 		o.askTimeout = DefaultClientRequestTimeout
 	}
@@ -244,6 +251,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	s.initFast(name, version) // fastpath.go
 	s.use(s.requestLog)       // reqlog.go
 	s.use(s.protocolErrors)   // wire.go
+	s.sessions = newSessionTable(o.maxSessions, o.maxSessionsPerCaller, o.sessionIdle, o.logger)
+	s.mcp.AddReceivingMiddleware(s.sessions.bindSessions) // sessions.go: only initialize
 
 	var errs errList
 	for _, v := range app.Views {
@@ -312,6 +321,7 @@ func (s *Server) newHandler() http.Handler {
 		versions: mcp.SupportedProtocolVersions(),
 		maxBody:  s.opts.maxBodyBytes,
 		asks:     s.asks,
+		table:    s.sessions,
 		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 			Stateless:           true,
 			Logger:              logger,
@@ -325,9 +335,10 @@ func (s *Server) newHandler() http.Handler {
 	}
 	if !s.opts.stateless {
 		hopts := &mcp.StreamableHTTPOptions{
-			Logger:                     logger,
-			MaxRequestBodyBytes:        s.opts.maxBodyBytes,
-			SessionTimeout:             s.opts.sessionIdle,
+			Logger:              logger,
+			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// No SessionTimeout: the session table closes idle sessions,
+			// counting open event streams as activity (sessions.go).
 			DisableLocalhostProtection: true,
 		}
 		if !s.opts.noEventStore {
@@ -341,6 +352,7 @@ func (s *Server) newHandler() http.Handler {
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
 	switch {
 	case s.opts.devFrontKey != "":
 		h = s.devFront(h)
