@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +64,13 @@ type Auth struct {
 	// as ClientID/ClientSecret.
 	IntrospectionURL       string
 	ClientID, ClientSecret string
+	// IntrospectionLimit bounds the calls to IntrospectionURL for tokens
+	// not in its cache, for all callers together, and
+	// IntrospectionCallerLimit those of one client address
+	// (oauth.DefaultIntrospectionLimit and
+	// oauth.DefaultIntrospectionCallerLimit when zero). A token over a
+	// bound is not checked: 429 for the caller's, 503 for the global one.
+	IntrospectionLimit, IntrospectionCallerLimit Rate
 	// Scopes are needed by every request, besides those a tool, resource or
 	// prompt declares.
 	Scopes []string
@@ -169,13 +178,15 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		v, err := oauth.New(oauth.Config{
 			Issuer: a.Issuer, Audience: aud,
 			IntrospectionURL: a.IntrospectionURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret,
+			IntrospectionLimit:       oauth.Limit(a.IntrospectionLimit),
+			IntrospectionCallerLimit: oauth.Limit(a.IntrospectionCallerLimit),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("mcpgen runtime: %v", err)
 		}
 		g.oauth = v
-		g.verify = func(ctx context.Context, token string, _ *http.Request) (*Identity, error) {
-			t, err := v.Verify(ctx, token)
+		g.verify = func(ctx context.Context, token string, r *http.Request) (*Identity, error) {
+			t, err := v.Verify(oauth.WithCaller(ctx, remoteHost(r)), token)
 			if err != nil {
 				return nil, err
 			}
@@ -359,6 +370,11 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 				g.unauthorized(w, true)
 				return
 			}
+			var te *oauth.ThrottleError
+			if errors.As(err, &te) {
+				g.throttled(w, r, te)
+				return
+			}
 			g.logger.Error("auth: cannot verify tokens", "err", err)
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, "Service Unavailable: the authorization server cannot be reached", http.StatusServiceUnavailable)
@@ -387,6 +403,38 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 		}
 		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))))
 	})
+}
+
+// throttled answers a token that was not checked because introspection
+// calls are over a bound: 429 when the caller's own, 503 when the one for
+// everyone, with Retry-After either way. The token is neither accepted
+// nor called invalid.
+func (g *AuthGate) throttled(w http.ResponseWriter, r *http.Request, te *oauth.ThrottleError) {
+	secs := int((te.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	limit := fmt.Sprintf("%d/%s", te.Limit.N, shortDuration(te.Limit.Per))
+	if te.Caller {
+		g.logger.Warn("auth: too many unknown tokens from this caller; not asking the introspection endpoint (--auth-introspection-caller-limit)",
+			"remote", remoteHost(r), "limit", limit)
+		http.Error(w, "Too Many Requests: too many new access tokens from this address", http.StatusTooManyRequests)
+		return
+	}
+	g.logger.Warn("auth: too many unknown tokens from all callers; not asking the introspection endpoint (--auth-introspection-limit)",
+		"remote", remoteHost(r), "limit", limit)
+	http.Error(w, "Service Unavailable: too many new access tokens to check; retry later", http.StatusServiceUnavailable)
+}
+
+// remoteHost is the address of the peer that sent r (behind a reverse
+// proxy, the proxy's).
+func remoteHost(r *http.Request) string {
+	if r == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // unauthorized answers 401 with the challenge that sends a client to the
