@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -526,14 +527,11 @@ func ambiguous(code int64, format string, args ...any) error {
 // scopedCalls reads the messages of a POST body (one JSON-RPC message or
 // a batch), refusing what parsers could read differently (see peekScopes).
 func scopedCalls(body []byte) ([]scopedCall, error) {
-	if !json.Valid(body) {
-		return nil, ambiguous(jsonrpc.CodeParseError, "the body is not one JSON value (invalid JSON, or data after it)")
-	}
 	b := bytes.TrimLeft(body, " \t\r\n")
 	if len(b) > 0 && b[0] == '[' {
 		var msgs []json.RawMessage
 		if err := json.Unmarshal(b, &msgs); err != nil {
-			return nil, ambiguous(jsonrpc.CodeParseError, "the batch: %v", err)
+			return nil, ambiguous(jsonrpc.CodeParseError, "the body is not one JSON value (invalid JSON, or data after it): %v", err)
 		}
 		calls := make([]scopedCall, 0, len(msgs))
 		for i, m := range msgs {
@@ -545,7 +543,8 @@ func scopedCalls(body []byte) ([]scopedCall, error) {
 		}
 		return calls, nil
 	}
-	c, err := scopedMessage(b)
+	c, err := scopedMessage(b) // json.Unmarshal refuses data after the value
+
 	if err != nil {
 		return nil, err
 	}
@@ -582,43 +581,109 @@ func scopedMessage(raw json.RawMessage) (scopedCall, error) {
 	return c, stringMember(pm, "uri", &c.uri)
 }
 
+// maxMembers bounds the members of a message or params object the gate
+// accepts (a JSON-RPC message has five at most; MCP params a handful).
+const maxMembers = 64
+
 // exactMembers returns the members of the JSON object raw (what names
 // it in errors) by name. It refuses a value that is not an object, two
 // members whose names are equal ignoring case (encoding/json matches
 // struct fields that way and keeps the last; the go-sdk matches exactly),
-// and a member whose name equals one of known ignoring case but not
-// exactly.
+// a member whose name equals one of known ignoring case but not exactly,
+// and more than maxMembers members.
 func exactMembers(raw json.RawMessage, what string, known ...string) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
 		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s is not a JSON object", what)
 	}
-	m := map[string]json.RawMessage{}
-	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	// The names first: that scan stops early on an object of many members,
+	// and what it finds in a body that is not JSON does not matter, since
+	// such a body is refused next.
+	names, err := memberNames(b)
+	if err != nil {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	}
+	if len(names) > maxMembers {
+		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has more than %d members", what, maxMembers)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	}
+	folded := make(map[string]string, len(names)) // foldCase(name) -> name
+	for _, name := range names {
+		f := foldCase(name)
+		if n, dup := folded[f]; dup {
+			return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has members %q and %q; send each member once, named exactly", what, n, name)
 		}
-		name := tok.(string)
-		for _, n := range names {
-			if strings.EqualFold(n, name) {
-				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has members %q and %q; send each member once, named exactly", what, n, name)
-			}
-		}
+		folded[f] = name
 		for _, k := range known {
-			if name != k && strings.EqualFold(name, k) {
+			if name != k && f == foldCase(k) {
 				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has a member %q; the protocol's is %q", what, name, k)
 			}
 		}
-		names = append(names, name)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
-		}
-		m[name] = v
 	}
 	return m, nil
+}
+
+// memberNames lists the member names of obj, a JSON object, in order
+// and with repeats, reading no further once it has found more than
+// maxMembers. What it returns for a value that is not valid JSON is
+// meaningless (but it returns).
+func memberNames(obj []byte) ([]string, error) {
+	var names []string
+	depth := 0
+	key := false // the next string at depth 1 is a member name
+	for i := 0; i < len(obj); i++ {
+		switch c := obj[i]; c {
+		case '{', '[':
+			depth++
+			key = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		case '"':
+			j := i + 1
+			for ; j < len(obj) && obj[j] != '"'; j++ {
+				if obj[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(obj) {
+				return nil, errors.New("unterminated string")
+			}
+			if key {
+				var name string
+				if err := json.Unmarshal(obj[i:j+1], &name); err != nil {
+					return nil, err
+				}
+				if names = append(names, name); len(names) > maxMembers {
+					return names, nil
+				}
+				key = false
+			}
+			i = j
+		}
+	}
+	return names, nil
+}
+
+// foldCase maps s to one representative of the strings
+// strings.EqualFold finds equal to it: each rune becomes the least of its
+// case-folding orbit (so "K", "k" and the Kelvin sign all become "K",
+// and "ſ" becomes "S").
+func foldCase(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // stringMember sets *dst to the string member name of m, if m has it;
