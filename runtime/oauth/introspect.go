@@ -56,8 +56,9 @@ func WithCaller(ctx context.Context, addr string) context.Context {
 // by the token's SHA-256 so raw tokens are not kept. Calls that miss the
 // cache are bounded: one call at a time per token, shared by whoever asks
 // meanwhile; at most Config.IntrospectionCallerLimit per caller and
-// Config.IntrospectionLimit in all. Over a bound the token is not judged
-// (a *ThrottleError), never accepted.
+// Config.IntrospectionLimit in all (the caller whose check starts a call
+// is the one charged). Over a bound the token is not judged (a
+// *ThrottleError), never accepted, and nothing is cached.
 type introspector struct {
 	v     *Verifier
 	mu    sync.Mutex
