@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -62,6 +65,13 @@ type Auth struct {
 	// as ClientID/ClientSecret.
 	IntrospectionURL       string
 	ClientID, ClientSecret string
+	// IntrospectionLimit bounds the calls to IntrospectionURL for tokens
+	// not in its cache, for all callers together, and
+	// IntrospectionCallerLimit those of one client address
+	// (oauth.DefaultIntrospectionLimit and
+	// oauth.DefaultIntrospectionCallerLimit when zero). A token over a
+	// bound is not checked: 429 for the caller's, 503 for the global one.
+	IntrospectionLimit, IntrospectionCallerLimit Rate
 	// Scopes are needed by every request, besides those a tool, resource or
 	// prompt declares.
 	Scopes []string
@@ -169,13 +179,15 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		v, err := oauth.New(oauth.Config{
 			Issuer: a.Issuer, Audience: aud,
 			IntrospectionURL: a.IntrospectionURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret,
+			IntrospectionLimit:       oauth.Limit(a.IntrospectionLimit),
+			IntrospectionCallerLimit: oauth.Limit(a.IntrospectionCallerLimit),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("mcpgen runtime: %v", err)
 		}
 		g.oauth = v
-		g.verify = func(ctx context.Context, token string, _ *http.Request) (*Identity, error) {
-			t, err := v.Verify(ctx, token)
+		g.verify = func(ctx context.Context, token string, r *http.Request) (*Identity, error) {
+			t, err := v.Verify(oauth.WithCaller(ctx, remoteHost(r)), token)
 			if err != nil {
 				return nil, err
 			}
@@ -359,6 +371,11 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 				g.unauthorized(w, true)
 				return
 			}
+			var te *oauth.ThrottleError
+			if errors.As(err, &te) {
+				g.throttled(w, r, te)
+				return
+			}
 			g.logger.Error("auth: cannot verify tokens", "err", err)
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, "Service Unavailable: the authorization server cannot be reached", http.StatusServiceUnavailable)
@@ -387,6 +404,38 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 		}
 		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))))
 	})
+}
+
+// throttled answers a token that was not checked because introspection
+// calls are over a bound: 429 when the caller's own, 503 when the one for
+// everyone, with Retry-After either way. The token is neither accepted
+// nor called invalid.
+func (g *AuthGate) throttled(w http.ResponseWriter, r *http.Request, te *oauth.ThrottleError) {
+	secs := int((te.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	limit := fmt.Sprintf("%d/%s", te.Limit.N, shortDuration(te.Limit.Per))
+	if te.Caller {
+		g.logger.Warn("auth: too many unknown tokens from this caller; not asking the introspection endpoint (--auth-introspection-caller-limit)",
+			"remote", remoteHost(r), "limit", limit)
+		http.Error(w, "Too Many Requests: too many new access tokens from this address", http.StatusTooManyRequests)
+		return
+	}
+	g.logger.Warn("auth: too many unknown tokens from all callers; not asking the introspection endpoint (--auth-introspection-limit)",
+		"remote", remoteHost(r), "limit", limit)
+	http.Error(w, "Service Unavailable: too many new access tokens to check; retry later", http.StatusServiceUnavailable)
+}
+
+// remoteHost is the address of the peer that sent r (behind a reverse
+// proxy, the proxy's).
+func remoteHost(r *http.Request) string {
+	if r == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // unauthorized answers 401 with the challenge that sends a client to the
@@ -478,14 +527,11 @@ func ambiguous(code int64, format string, args ...any) error {
 // scopedCalls reads the messages of a POST body (one JSON-RPC message or
 // a batch), refusing what parsers could read differently (see peekScopes).
 func scopedCalls(body []byte) ([]scopedCall, error) {
-	if !json.Valid(body) {
-		return nil, ambiguous(jsonrpc.CodeParseError, "the body is not one JSON value (invalid JSON, or data after it)")
-	}
 	b := bytes.TrimLeft(body, " \t\r\n")
 	if len(b) > 0 && b[0] == '[' {
 		var msgs []json.RawMessage
 		if err := json.Unmarshal(b, &msgs); err != nil {
-			return nil, ambiguous(jsonrpc.CodeParseError, "the batch: %v", err)
+			return nil, ambiguous(jsonrpc.CodeParseError, "the body is not one JSON value (invalid JSON, or data after it): %v", err)
 		}
 		calls := make([]scopedCall, 0, len(msgs))
 		for i, m := range msgs {
@@ -497,7 +543,8 @@ func scopedCalls(body []byte) ([]scopedCall, error) {
 		}
 		return calls, nil
 	}
-	c, err := scopedMessage(b)
+	c, err := scopedMessage(b) // json.Unmarshal refuses data after the value
+
 	if err != nil {
 		return nil, err
 	}
@@ -534,43 +581,109 @@ func scopedMessage(raw json.RawMessage) (scopedCall, error) {
 	return c, stringMember(pm, "uri", &c.uri)
 }
 
+// maxMembers bounds the members of a message or params object the gate
+// accepts (a JSON-RPC message has five at most; MCP params a handful).
+const maxMembers = 64
+
 // exactMembers returns the members of the JSON object raw (what names
 // it in errors) by name. It refuses a value that is not an object, two
 // members whose names are equal ignoring case (encoding/json matches
 // struct fields that way and keeps the last; the go-sdk matches exactly),
-// and a member whose name equals one of known ignoring case but not
-// exactly.
+// a member whose name equals one of known ignoring case but not exactly,
+// and more than maxMembers members.
 func exactMembers(raw json.RawMessage, what string, known ...string) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
 		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s is not a JSON object", what)
 	}
-	m := map[string]json.RawMessage{}
-	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	// The names first: that scan stops early on an object of many members,
+	// and what it finds in a body that is not JSON does not matter, since
+	// such a body is refused next.
+	names, err := memberNames(b)
+	if err != nil {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	}
+	if len(names) > maxMembers {
+		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has more than %d members", what, maxMembers)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	}
+	folded := make(map[string]string, len(names)) // foldCase(name) -> name
+	for _, name := range names {
+		f := foldCase(name)
+		if n, dup := folded[f]; dup {
+			return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has members %q and %q; send each member once, named exactly", what, n, name)
 		}
-		name := tok.(string)
-		for _, n := range names {
-			if strings.EqualFold(n, name) {
-				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has members %q and %q; send each member once, named exactly", what, n, name)
-			}
-		}
+		folded[f] = name
 		for _, k := range known {
-			if name != k && strings.EqualFold(name, k) {
+			if name != k && f == foldCase(k) {
 				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has a member %q; the protocol's is %q", what, name, k)
 			}
 		}
-		names = append(names, name)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
-		}
-		m[name] = v
 	}
 	return m, nil
+}
+
+// memberNames lists the member names of obj, a JSON object, in order
+// and with repeats, reading no further once it has found more than
+// maxMembers. What it returns for a value that is not valid JSON is
+// meaningless (but it returns).
+func memberNames(obj []byte) ([]string, error) {
+	var names []string
+	depth := 0
+	key := false // the next string at depth 1 is a member name
+	for i := 0; i < len(obj); i++ {
+		switch c := obj[i]; c {
+		case '{', '[':
+			depth++
+			key = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		case '"':
+			j := i + 1
+			for ; j < len(obj) && obj[j] != '"'; j++ {
+				if obj[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(obj) {
+				return nil, errors.New("unterminated string")
+			}
+			if key {
+				var name string
+				if err := json.Unmarshal(obj[i:j+1], &name); err != nil {
+					return nil, err
+				}
+				if names = append(names, name); len(names) > maxMembers {
+					return names, nil
+				}
+				key = false
+			}
+			i = j
+		}
+	}
+	return names, nil
+}
+
+// foldCase maps s to one representative of the strings
+// strings.EqualFold finds equal to it: each rune becomes the least of its
+// case-folding orbit (so "K", "k" and the Kelvin sign all become "K",
+// and "ſ" becomes "S").
+func foldCase(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // stringMember sets *dst to the string member name of m, if m has it;

@@ -257,6 +257,25 @@ func TestScopeBypass(t *testing.T) {
 		t.Errorf("the log does not say why requests were refused:\n%s", rig.log.String())
 	}
 
+	// Bodies the gate will not judge, answered 400 with a JSON-RPC error
+	// naming what to fix.
+	many := `{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"open","arguments":{}}`
+	for i := range 64 {
+		many += fmt.Sprintf(`,"x%d":0`, i)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{many + "}", "more than 64 members"},
+		{`{"jsonrpc":"2.0","id":41,"method":"prompts/get","params":{"name":7}}`, `\"name\" is not a string`},
+		{`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":"secret"}`, "the params is not a JSON object"},
+		{`{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"open","name":"open"}}`, `has members \"name\" and \"name\"`},
+		{`[{"jsonrpc":"2.0","id":44,"method":"ping"},7]`, "message 2 of the batch: the message is not a JSON object"},
+	} {
+		code, resp := rig.send(t, eraBatches, "", "full:bad", []byte(tc.body), nil)
+		if code != http.StatusBadRequest || !strings.Contains(resp, tc.want) || !strings.Contains(resp, `"jsonrpc":"2.0"`) {
+			t.Errorf("%s: %d %s; want 400 saying %s", tc.body, code, resp, tc.want)
+		}
+	}
+
 	// Plain requests: 403 without the scope, served with it.
 	for _, tc := range []struct{ body, want string }{
 		{`{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"secret","arguments":{}}}`, "SECRET-TOOL"},
@@ -360,6 +379,11 @@ func FuzzScopeDispatch(f *testing.F) {
 			json.Unmarshal(body, &m)
 			header["Mcp-Method"] = m.Method
 			header["Mcp-Name"] = m.Params.Name + m.Params.URI
+			for _, v := range header {
+				if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+					return // no client can send it in a header
+				}
+			}
 		}
 		n := strconv.FormatInt(seq.Add(1), 10)
 		rig.send(t, e, "", "full:"+n, body, header)
