@@ -90,6 +90,9 @@ func Generate(ctx context.Context, cfg Config) (*Result, diag.List) {
 	before := len(diags)
 	if proj != nil {
 		proj.Meta = meta.Load(prog.Dir, prog.Module, &diags)
+		if proj.Meta != nil && proj.Version == "" {
+			proj.Version = proj.Meta.Version
+		}
 	}
 	if !ok || diags[before:].HasErrors() {
 		diags.Sort()
