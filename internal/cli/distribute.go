@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -50,23 +51,36 @@ func runDistribute(c *ucli.Context, dir, out string) error {
 	defer proj.Close()
 	version := c.String("version")
 
-	var rep *pipeline.Report
+	rep, err := proj.Generate(c.Context, pipeline.GenerateOptions{})
+	if rep != nil && err == nil {
+		printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
+	}
+	if err != nil {
+		return err
+	}
 	var sum string
 	if c.Bool("mcpb") {
+		// What the manifest needs is checked before the (long) builds.
+		var goos []string
+		for _, pl := range platforms {
+			if !slices.Contains(goos, pl.GOOS) {
+				goos = append(goos, pl.GOOS)
+			}
+		}
+		m, err := mcpb.NewManifest(rep.Project, version, goos)
+		if err != nil {
+			return err
+		}
 		tmp, err := os.MkdirTemp("", "mcpgen-mcpb-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		var bins map[pipeline.Platform]string
-		rep, bins, err = proj.CrossBuild(c.Context, platforms, tmp)
-		if rep != nil && err == nil {
-			printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
-		}
+		bins, err := proj.BuildPlatforms(c.Context, rep, platforms, tmp)
 		if err != nil {
 			return err
 		}
-		bundle, err := writeBundle(rep, bins, version, out)
+		bundle, err := writeBundle(rep, m, bins, out)
 		if err != nil {
 			return err
 		}
@@ -77,14 +91,6 @@ func runDistribute(c *ucli.Context, dir, out string) error {
 		h := sha256.Sum256(data)
 		sum = hex.EncodeToString(h[:])
 		fmt.Fprintf(stdout, "built %s%s, for %s\n", bundle, contents(rep), joinPlatforms(platforms))
-	} else {
-		rep, err = proj.Generate(c.Context, pipeline.GenerateOptions{})
-		if rep != nil && err == nil {
-			printDiagnostics(stderr, rep.Dir, rep.Diagnostics)
-		}
-		if err != nil {
-			return err
-		}
 	}
 	if c.Bool("server-json") {
 		target := filepath.Join(rep.Dir, "server.json")
@@ -103,24 +109,14 @@ func runDistribute(c *ucli.Context, dir, out string) error {
 	return nil
 }
 
-// writeBundle writes the .mcpb of the built binaries to out (default
+// writeBundle writes the .mcpb of m and the built binaries to out (default
 // DIR/NAME.mcpb, or NAME.mcpb inside out when it is a directory) and
 // returns its path.
-func writeBundle(rep *pipeline.Report, bins map[pipeline.Platform]string, version, out string) (string, error) {
+func writeBundle(rep *pipeline.Report, m *mcpb.Manifest, bins map[pipeline.Platform]string, out string) (string, error) {
 	p := rep.Project
-	var goos []string
 	var list []mcpb.Binary
-	seen := map[string]bool{}
 	for pl, path := range bins {
 		list = append(list, mcpb.Binary{GOOS: pl.GOOS, GOARCH: pl.GOARCH, Path: path})
-		if !seen[pl.GOOS] {
-			seen[pl.GOOS] = true
-			goos = append(goos, pl.GOOS)
-		}
-	}
-	m, err := mcpb.NewManifest(p, version, goos)
-	if err != nil {
-		return "", err
 	}
 	icon := ""
 	if p.Meta != nil && p.Meta.Icon != "" {

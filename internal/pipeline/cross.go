@@ -48,33 +48,31 @@ func ParsePlatforms(list string) ([]Platform, error) {
 	return out, nil
 }
 
-// CrossBuild runs Generate once and then go build for each platform, one
-// after another (each build already uses every core), writing
+// BuildPlatforms runs go build for each platform, one after another (each
+// build already uses every core), after a Generate: it writes
 // dir/GOOS-GOARCH/NAME (NAME.exe for Windows), where NAME is the module
-// directory's name. It returns the path of each binary.
-func (p *Project) CrossBuild(ctx context.Context, platforms []Platform, dir string) (*Report, map[Platform]string, error) {
-	rep, err := p.Generate(ctx, GenerateOptions{})
-	if err != nil {
-		return rep, nil, err
-	}
+// directory's name, and returns the path of each binary. The views are
+// type-checked first when Options.TypeCheck is set; their errors are added
+// to rep and fail the build.
+func (p *Project) BuildPlatforms(ctx context.Context, rep *Report, platforms []Platform, dir string) (map[Platform]string, error) {
 	if p.opts.TypeCheck && p.hasUI() {
 		diags, err := typeCheck(ctx, p.opts.Dir)
 		if err != nil {
-			return rep, nil, err
+			return nil, err
 		}
 		rep.Diagnostics.Append(diags)
 		rep.Diagnostics.Sort()
 		if diags.HasErrors() {
-			return rep, nil, rep.Diagnostics.Err(p.opts.Dir)
+			return nil, rep.Diagnostics.Err(p.opts.Dir)
 		}
 	}
 	bins := map[Platform]string{}
 	for _, pl := range platforms {
 		out := binaryPath(p.opts.Dir, filepath.Join(dir, pl.GOOS+"-"+pl.GOARCH)+string(filepath.Separator), pl.GOOS)
 		if err := p.goBuild(ctx, out, pl.GOOS, pl.GOARCH); err != nil {
-			return rep, bins, fmt.Errorf("building for %s: %w", pl, err)
+			return bins, fmt.Errorf("building for %s: %w", pl, err)
 		}
 		bins[pl] = out
 	}
-	return rep, bins, nil
+	return bins, nil
 }
