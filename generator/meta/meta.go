@@ -53,6 +53,13 @@ func Load(dir, module string, diags *diag.List) *ir.Meta {
 		diags.Errorf(at, "meta-read", hintRead, msgRead, File, err)
 		return nil
 	}
+	return Parse(file, data, module, diags)
+}
+
+// Parse parses data, the contents of the project file at file (the path
+// positions name), as Load does.
+func Parse(file string, data []byte, module string, diags *diag.List) *ir.Meta {
+	at := diag.Pos{File: file, Line: 1, Col: 1}
 	v, err := hujson.Parse(data)
 	if err != nil {
 		var se *json.SyntaxError
