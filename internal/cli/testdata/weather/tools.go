@@ -21,7 +21,7 @@ type Forecast struct {
 	KeyTail string `json:"keyTail"`
 }
 
-// GetForecast tells tomorrow's weather in a city.
+// Tells tomorrow's weather in a city: the sky, in the configured units.
 //
 //mcpgen:tool readonly closedworld title="Get the forecast"
 func GetForecast(ctx context.Context, in ForecastInput) (Forecast, error) {
