@@ -90,8 +90,9 @@ func (s *Server) newCard() []byte {
 		// its name.
 		c.Description = "The " + s.mcpName() + " MCP server"
 	}
-	if len(c.Description) > 100 {
-		c.Description = c.Description[:97] + "..."
+	if r := []rune(c.Description); len(r) > 100 {
+		// The draft allows 100 characters (lint's DIST003 says so earlier).
+		c.Description = string(r[:99]) + "…"
 	}
 	if app.Repository != "" {
 		src := "git"

@@ -129,3 +129,25 @@ func TestServerCardWithoutProjectFile(t *testing.T) {
 		t.Errorf("name %v, remotes %v; want local/acme and none", doc["name"], doc["remotes"])
 	}
 }
+
+// TestServerCardLongDescription: a description over the draft's 100
+// characters is shortened by characters, never inside one.
+func TestServerCardLongDescription(t *testing.T) {
+	t.Parallel()
+	app := testApp(newProbe())
+	app.Description = strings.Repeat("é", 150)
+	s, err := runtime.NewServer(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(s.Card(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := cardSchema(t).Validate(doc); err != nil {
+		t.Errorf("invalid card: %v", err)
+	}
+	if d := doc["description"].(string); !strings.HasSuffix(d, "é…") || strings.ContainsRune(d, '\uFFFD') {
+		t.Errorf("description %q", d)
+	}
+}
