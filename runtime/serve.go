@@ -43,6 +43,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		io.WriteString(w, "ok\n")
 	})
 	s.MountAuth(mux)
+	// The server card is public metadata, readable from any origin and
+	// under any Host, like the health check.
+	mux.Handle(CardPath, s.CardHandler())
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Header.Get("Mcp-Method") != "subscriptions/listen" {
 			// A request that comes in once the drain has begun is

@@ -42,6 +42,9 @@ type Server struct {
 	handlerOnce sync.Once
 	handler     http.Handler
 
+	cardOnce sync.Once // card.go
+	card     []byte
+
 	mu    sync.Mutex
 	views map[string]View // by name
 
