@@ -221,6 +221,7 @@ func runInstall(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	change.ClientLock = t.client.Lock
 	if !change.Existed && t.private {
 		change.Mode = 0o600 // the user's own configuration: env may hold secrets
 	}
@@ -251,6 +252,7 @@ func runUninstall(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	change.ClientLock = t.client.Lock
 	return commit(c, change, t, "removed "+t.name+" from")
 }
 

@@ -17,7 +17,7 @@ type Change struct {
 	// a link points at is edited and the link stays).
 	File string
 	// Old and New are its contents before and after; Old is nil when the
-	// file does not exist.
+	// file does not exist. Write updates them to what it found and wrote.
 	Old, New []byte
 	// Changed is false when New equals Old: writing does nothing.
 	Changed bool
@@ -27,33 +27,38 @@ type Change struct {
 	// file 0644, which the caller may tighten before Write (a user's own
 	// configuration can hold secrets in env).
 	Mode fs.FileMode
+	// ClientLock makes Write also take the lock the client itself takes
+	// while it saves the file (see ClientLock), as Claude Code does.
+	ClientLock bool
+
+	// edit is the pure edit, applied again by Write to what the file holds
+	// then.
+	edit func(old []byte) (new []byte, changed bool, err error)
 }
 
 // Add computes the change that registers entry as the server name in file.
 func Add(file string, s Servers, name string, entry any) (*Change, error) {
-	c, err := read(file)
-	if err != nil {
-		return nil, err
-	}
-	c.New, c.Changed, err = s.Edit(c.Old, name, entry)
-	if err != nil {
-		return nil, fileError(c.File, err)
-	}
-	return c, nil
+	return compute(file, func(old []byte) ([]byte, bool, error) { return s.Edit(old, name, entry) })
 }
 
 // Delete computes the change that removes the server name from file; a
 // missing file or server is no change.
 func Delete(file string, s Servers, name string) (*Change, error) {
+	return compute(file, func(old []byte) ([]byte, bool, error) {
+		if old == nil {
+			return nil, false, nil
+		}
+		return s.Remove(old, name)
+	})
+}
+
+func compute(file string, edit func([]byte) ([]byte, bool, error)) (*Change, error) {
 	c, err := read(file)
 	if err != nil {
 		return nil, err
 	}
-	if !c.Existed {
-		c.New = nil
-		return c, nil
-	}
-	c.New, c.Changed, err = s.Remove(c.Old, name)
+	c.edit = edit
+	c.New, c.Changed, err = edit(c.Old)
 	if err != nil {
 		return nil, fileError(c.File, err)
 	}
@@ -102,71 +107,174 @@ func fileError(file string, err error) error {
 // Backup returns the backup file Write keeps of File.
 func (c *Change) Backup() string { return c.File + ".bak" }
 
-// Write commits the change: it keeps the previous contents in Backup (one
-// backup, replaced each time), then replaces File atomically (a temporary
-// file in the same directory, synced, given File's mode, renamed over it)
-// so a crash leaves the old file or the new, never half of one. It writes
-// nothing when nothing changed. It refuses when the file changed since it
-// was read.
+// writeAttempts bounds how often Write starts over because another program
+// changed the file while it was editing it.
+const writeAttempts = 10
+
+// Write commits the change. Under an advisory lock (LockFile) that
+// serialises every mcpgen editing File (and the client's own lock, with
+// ClientLock), it reads File again and applies the
+// edit to what it holds now, so nothing another program wrote since the
+// change was computed is lost. It keeps the contents it replaces in Backup
+// (one backup, replaced each time) and replaces File atomically (a
+// temporary file in the same directory, synced, given File's mode, renamed
+// over it, the directory synced) so a crash leaves the old file or the new,
+// never half of one. Just before the rename it compares File with what the
+// edit was made from: a program that does not take the lock (the client
+// itself, saving its own settings) may have written it meanwhile, and then
+// the edit is made again on those contents. After the rename it reads File
+// back and checks the edit holds. It writes nothing when nothing changed,
+// and gives up with an error after a bounded number of attempts.
 func (c *Change) Write() error {
 	if !c.Changed {
 		return nil
 	}
-	now, err := os.ReadFile(c.File)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && !c.Existed:
-	case err != nil:
-		return err
-	case !c.Existed || !bytes.Equal(now, c.Old):
-		return fmt.Errorf("%s changed while mcpgen was editing it; nothing was written: run again", c.File)
-	}
 	if err := os.MkdirAll(filepath.Dir(c.File), 0o755); err != nil {
 		return err
 	}
-	if c.Existed {
-		if err := writeFile(c.Backup(), c.Old, c.Mode); err != nil {
-			return fmt.Errorf("writing the backup: %w", err)
-		}
-	}
-	return writeFile(c.File, c.New, c.Mode)
-}
-
-// writeFile replaces name with data atomically and durably.
-func writeFile(name string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	unlock, err := lock(c.File)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
+	defer unlock()
+	if c.ClientLock {
+		unlockClient, err := lockClient(c.File)
 		if err != nil {
-			f.Close()
+			return err
+		}
+		defer unlockClient()
+	}
+	for range writeAttempts {
+		cur, err := read(c.File)
+		if err != nil {
+			return err
+		}
+		cur.New, cur.Changed, err = c.edit(cur.Old)
+		if err != nil {
+			return fileError(c.File, err)
+		}
+		if !cur.Changed {
+			// Already as wanted (another mcpgen made the same edit).
+			c.Old, c.New, c.Existed = cur.Old, cur.New, cur.Existed
+			return nil
+		}
+		mode := c.Mode
+		if cur.Existed {
+			mode = cur.Mode
+		}
+		done, err := replace(cur, mode)
+		if err != nil {
+			return err
+		}
+		if !done {
+			continue // changed under us: edit what is there now
+		}
+		// Read back: a program that read the file before the rename and
+		// writes its copy now has removed the edit again.
+		after, err := os.ReadFile(c.File)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if _, again, err := c.edit(after); err == nil && !again {
+			c.Old, c.New, c.Existed, c.Mode = cur.Old, cur.New, cur.Existed, mode
+			return nil
+		}
+	}
+	return fmt.Errorf("%s kept changing while mcpgen was editing it (%d attempts): another program keeps rewriting it; close it (the client?) and run again", c.File, writeAttempts)
+}
+
+// replace writes cur.New over cur.File unless the file no longer holds
+// cur.Old (done is then false and nothing was written but the backup).
+func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
+	dir := filepath.Dir(cur.File)
+	tmp, err := tempFile(dir, filepath.Base(cur.File), cur.New, mode)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if !done {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if cur.Existed {
+		if err := writeFile(cur.Backup(), cur.Old, mode); err != nil {
+			return false, fmt.Errorf("writing the backup: %w", err)
+		}
+	}
+	if beforeLastLook != nil {
+		beforeLastLook(cur.File)
+	}
+	// The last look, as close to the rename as can be.
+	now, err := os.ReadFile(cur.File)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if cur.Existed {
+			return false, nil
+		}
+	case err != nil:
+		return false, err
+	case !cur.Existed || !bytes.Equal(now, cur.Old):
+		return false, nil
+	}
+	if err := os.Rename(tmp, cur.File); err != nil {
+		return false, err
+	}
+	syncDir(dir)
+	return true, nil
+}
+
+// beforeLastLook, when set by a test, runs just before replace compares the
+// file for the last time: where another program's write is the hardest to
+// notice.
+var beforeLastLook func(file string)
+
+// writeFile replaces name with data atomically and durably.
+func writeFile(name string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(name)
+	tmp, err := tempFile(dir, filepath.Base(name), data, mode)
+	if err != nil {
 		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// tempFile writes data to a new file in dir, with mode, synced, and returns
+// its name.
+func tempFile(dir, base string, data []byte, mode fs.FileMode) (name string, err error) {
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return "", err
 	}
 	if err = f.Chmod(mode); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Sync(); err != nil {
-		return err
+		return "", err
 	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, name); err != nil {
-		return err
-	}
-	// Make the rename itself durable. Directories cannot be synced
-	// everywhere (Windows); the file is in place either way.
-	if d, derr := os.Open(dir); derr == nil {
+	return f.Name(), f.Close()
+}
+
+// syncDir makes a rename in dir durable. Directories cannot be synced
+// everywhere (Windows); the file is in place either way.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // Diff returns the change as a unified diff ("" when nothing changed).

@@ -65,6 +65,10 @@ type Client struct {
 	// URL is whether the client connects to a running server by URL; a
 	// client without it only starts its servers itself.
 	URL bool
+	// Lock is whether the client locks its file while it saves it, with a
+	// directory FILE.lock (npm's proper-lockfile): mcpgen then takes that
+	// lock too, so the client's saves and its edit never interleave.
+	Lock bool
 }
 
 // Clients are the supported clients, by Target.
@@ -87,6 +91,7 @@ var Clients = []*Client{
 		Servers:      Servers{Path: []string{"mcpServers"}},
 		Type:         true,
 		URL:          true,
+		Lock:         true,
 	},
 	{
 		Target: "cursor",

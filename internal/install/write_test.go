@@ -1,0 +1,152 @@
+package install
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var mcpServers = Servers{Path: []string{"mcpServers"}}
+
+// servers decodes file's mcpServers object and its other top-level keys.
+func servers(t *testing.T, file string) (map[string]json.RawMessage, map[string]json.RawMessage) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		t.Fatalf("%s: %v\n%s", file, err, data)
+	}
+	var s map[string]json.RawMessage
+	if raw, ok := top["mcpServers"]; ok {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, top
+}
+
+// TestWriteConcurrent runs installs of different servers into one file at
+// once, as two terminals (or a script) would: every one that reports
+// success is in the file.
+func TestWriteConcurrent(t *testing.T) {
+	t.Parallel()
+	const writers, rounds = 8, 10
+	for round := range rounds {
+		file := filepath.Join(t.TempDir(), "config.json")
+		os.WriteFile(file, []byte("{\n  \"numStartups\": 1\n}\n"), 0o644)
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		for i := range writers {
+			wg.Go(func() {
+				c, err := Add(file, mcpServers, fmt.Sprintf("s%d", i), acme)
+				if err == nil {
+					err = c.Write()
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		got, top := servers(t, file)
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d: install s%d: %v", round, i, err)
+			} else if got[fmt.Sprintf("s%d", i)] == nil {
+				t.Errorf("round %d: s%d reported added, missing from the file", round, i)
+			}
+		}
+		if string(top["numStartups"]) != "1" {
+			t.Errorf("round %d: another setting was lost: %s", round, top["numStartups"])
+		}
+		if _, err := os.Stat(LockFile(file)); err == nil {
+			t.Errorf("round %d: the lock file was left behind", round)
+		}
+	}
+}
+
+// TestWriteEditsWhatIsThereNow: the client saved its file between the
+// change being computed (install builds the connector meanwhile) and
+// written. The edit is made on the client's new contents; nothing the
+// client wrote is lost and nothing fails.
+func TestWriteEditsWhatIsThereNow(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(file, []byte("{\"numStartups\": 1}\n"), 0o600)
+	c, err := Add(file, mcpServers, "acme", acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := []byte("{\"numStartups\": 2, \"tipsHistory\": {}}\n")
+	os.WriteFile(file, client, 0o600)
+	if err := c.Write(); err != nil {
+		t.Fatal(err)
+	}
+	got, top := servers(t, file)
+	if got["acme"] == nil || string(top["numStartups"]) != "2" || top["tipsHistory"] == nil {
+		t.Errorf("after the write:\n%s", c.New)
+	}
+	if b, _ := os.ReadFile(c.Backup()); string(b) != string(client) {
+		t.Errorf("backup = %q, want the contents replaced, %q", b, client)
+	}
+}
+
+// TestWriteLooksAgainBeforeRename: the client saves its file after mcpgen
+// read it, while mcpgen prepares the new contents. mcpgen must notice just
+// before the rename and edit the client's contents instead of writing its
+// stale copy over them.
+func TestWriteLooksAgainBeforeRename(t *testing.T) {
+	// Not parallel: it sets the package's hook.
+	file := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(file, []byte("{\"numStartups\": 1}\n"), 0o644)
+	c, err := Add(file, mcpServers, "acme", acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saves := 0
+	beforeLastLook = func(name string) {
+		if saves < 3 {
+			saves++
+			os.WriteFile(file, fmt.Appendf(nil, "{\"numStartups\": %d}\n", 1+saves), 0o644)
+		}
+	}
+	defer func() { beforeLastLook = nil }()
+	if err := c.Write(); err != nil {
+		t.Fatal(err)
+	}
+	got, top := servers(t, file)
+	if got["acme"] == nil || string(top["numStartups"]) != "4" {
+		t.Errorf("the client's last save or the entry is lost:\n%s", mustRead(t, file))
+	}
+
+	// A client that never stops gets a clear error, not a lost update.
+	os.WriteFile(file, []byte("{}"), 0o644)
+	c, err = Add(file, mcpServers, "acme2", acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	beforeLastLook = func(string) {
+		n++
+		os.WriteFile(file, fmt.Appendf(nil, "{\"n\": %d}", n), 0o644)
+	}
+	if err := c.Write(); err == nil || n != writeAttempts {
+		t.Errorf("Write against a client saving all the time: %v after %d attempts", err, n)
+	}
+	if _, top := servers(t, file); string(top["n"]) != fmt.Sprint(n) {
+		t.Errorf("the client's last save was overwritten:\n%s", mustRead(t, file))
+	}
+}
+
+func mustRead(t *testing.T, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
