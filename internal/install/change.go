@@ -31,6 +31,8 @@ type Change struct {
 	// while it saves the file (see ClientLock), as Claude Code does.
 	ClientLock bool
 
+	// owner is the file's owner and group, kept by Write.
+	owner owner
 	// edit is the pure edit, applied again by Write to what the file holds
 	// then.
 	edit func(old []byte) (new []byte, changed bool, err error)
@@ -87,7 +89,7 @@ func read(file string) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Existed, c.Mode = true, fi.Mode().Perm()
+	c.Existed, c.Mode, c.owner = true, fi.Mode().Perm(), ownerOf(fi)
 	return c, nil
 }
 
@@ -118,7 +120,8 @@ const writeAttempts = 10
 // change was computed is lost. It keeps the contents it replaces in Backup
 // (one backup, replaced each time) and replaces File atomically (a
 // temporary file in the same directory, synced, given File's mode, renamed
-// over it, the directory synced) so a crash leaves the old file or the new,
+// over it, the directory synced; owned by File's owner and group, when root
+// runs it) so a crash leaves the old file or the new,
 // never half of one. Just before the rename it compares File with what the
 // edit was made from: a program that does not take the lock (the client
 // itself, saving its own settings) may have written it meanwhile, and then
@@ -129,7 +132,8 @@ func (c *Change) Write() error {
 	if !c.Changed {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(c.File), 0o755); err != nil {
+	newOwner, err := mkdirOwned(filepath.Dir(c.File))
+	if err != nil {
 		return err
 	}
 	unlock, err := lock(c.File)
@@ -161,6 +165,8 @@ func (c *Change) Write() error {
 		mode := c.Mode
 		if cur.Existed {
 			mode = cur.Mode
+		} else {
+			cur.owner = newOwner
 		}
 		done, err := replace(cur, mode)
 		if err != nil {
@@ -187,7 +193,7 @@ func (c *Change) Write() error {
 // cur.Old (done is then false and nothing was written but the backup).
 func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
 	dir := filepath.Dir(cur.File)
-	tmp, err := tempFile(dir, filepath.Base(cur.File), cur.New, mode)
+	tmp, err := tempFile(dir, filepath.Base(cur.File), cur.New, mode, cur.owner)
 	if err != nil {
 		return false, err
 	}
@@ -197,7 +203,7 @@ func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
 		}
 	}()
 	if cur.Existed {
-		if err := writeFile(cur.Backup(), cur.Old, mode); err != nil {
+		if err := writeFile(cur.Backup(), cur.Old, mode, cur.owner); err != nil {
 			return false, fmt.Errorf("writing the backup: %w", err)
 		}
 	}
@@ -229,9 +235,9 @@ func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
 var beforeLastLook func(file string)
 
 // writeFile replaces name with data atomically and durably.
-func writeFile(name string, data []byte, mode fs.FileMode) error {
+func writeFile(name string, data []byte, mode fs.FileMode, own owner) error {
 	dir := filepath.Dir(name)
-	tmp, err := tempFile(dir, filepath.Base(name), data, mode)
+	tmp, err := tempFile(dir, filepath.Base(name), data, mode, own)
 	if err != nil {
 		return err
 	}
@@ -243,9 +249,9 @@ func writeFile(name string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-// tempFile writes data to a new file in dir, with mode, synced, and returns
-// its name.
-func tempFile(dir, base string, data []byte, mode fs.FileMode) (name string, err error) {
+// tempFile writes data to a new file in dir, with mode and owner, synced,
+// and returns its name.
+func tempFile(dir, base string, data []byte, mode fs.FileMode, own owner) (name string, err error) {
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
 		return "", err
@@ -259,6 +265,10 @@ func tempFile(dir, base string, data []byte, mode fs.FileMode) (name string, err
 	if _, err = f.Write(data); err != nil {
 		return "", err
 	}
+	if err = own.give(f); err != nil {
+		return "", err
+	}
+	// After the chown, which may clear mode bits.
 	if err = f.Chmod(mode); err != nil {
 		return "", err
 	}
