@@ -313,3 +313,43 @@ func TestInstallConfigAndSymlink(t *testing.T) {
 		t.Errorf("entry not written through the link: %v", m)
 	}
 }
+
+// TestInstallDanglingSymlink: a dotfile manager links the configuration
+// to a file in its repository that does not exist yet. install writes
+// through the link, creating the file where it points, and the link stays
+// a link (a relative one, through a second link).
+func TestInstallDanglingSymlink(t *testing.T) {
+	h := newInstallHome(t)
+	dots := filepath.Join(h.home, "dotfiles")
+	os.MkdirAll(filepath.Join(dots, "cursor"), 0o755)
+	os.MkdirAll(filepath.Join(h.home, ".cursor"), 0o755)
+	link := filepath.Join(h.home, ".cursor", "mcp.json")
+	if err := os.Symlink("../dotfiles/cursor/mcp.json", link); err != nil {
+		t.Fatal(err)
+	}
+	// dotfiles/cursor/mcp.json -> mcp.real.json, which does not exist.
+	if err := os.Symlink("mcp.real.json", filepath.Join(dots, "cursor", "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dots, "cursor", "mcp.real.json")
+	_, errOut, code := runCLI(t, "install", "cursor", "--dev", "--name", "mine")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, l := range []string{link, filepath.Join(dots, "cursor", "mcp.json")} {
+		if fi, err := os.Lstat(l); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link %s was replaced by a file", l)
+		}
+	}
+	if m := decode(t, real, false); m["mcpServers"].(map[string]any)["mine"] == nil {
+		t.Errorf("entry not written to the link's target: %v", m)
+	}
+
+	// A link loop is an error naming the file, not a hang or a file.
+	loop := filepath.Join(h.home, "loop.json")
+	os.Symlink("loop.json", loop)
+	_, errOut, code = runCLI(t, "install", "cursor", "--config", loop, "--dev", "--name", "mine")
+	if code == 0 || !strings.Contains(errOut, "symbolic links") {
+		t.Errorf("a link loop: exit %d, %s", code, errOut)
+	}
+}

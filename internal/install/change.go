@@ -72,8 +72,9 @@ func read(file string) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
+	abs, err = resolve(abs)
+	if err != nil {
+		return nil, err
 	}
 	c := &Change{File: abs, Mode: 0o644}
 	fi, err := os.Stat(abs)
@@ -91,6 +92,39 @@ func read(file string) (*Change, error) {
 	}
 	c.Existed, c.Mode, c.owner = true, fi.Mode().Perm(), ownerOf(fi)
 	return c, nil
+}
+
+// maxLinks bounds the symbolic links followed to a file (Linux's limit).
+const maxLinks = 40
+
+// resolve returns the file that file's path leads to once the symbolic
+// links at its end are followed. That file need not exist: a dangling link
+// (a dotfile manager's, before its first sync) leads to the file to create,
+// so the link stays a link and the file appears where it points.
+func resolve(file string) (string, error) {
+	for range maxLinks {
+		dir, base := filepath.Split(file)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		file = filepath.Join(dir, base)
+		fi, err := os.Lstat(file)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink == 0) {
+			return file, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		target, err := os.Readlink(file)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		file = target
+	}
+	return "", fmt.Errorf("%s: more than %d symbolic links in a row (a loop?): point it at a file", file, maxLinks)
 }
 
 // fileError names the file (and the line and column) in an edit's error.
