@@ -353,3 +353,22 @@ func TestInstallDanglingSymlink(t *testing.T) {
 		t.Errorf("a link loop: exit %d, %s", code, errOut)
 	}
 }
+
+// TestInstallRefusesDuplicateKeys: ~/.claude.json with "mcpServers" twice
+// (a hand merge gone wrong). Claude Code reads the second; an entry added
+// to the first would never be seen, so install refuses at the second's
+// line and column and writes nothing.
+func TestInstallRefusesDuplicateKeys(t *testing.T) {
+	h := newInstallHome(t)
+	file := filepath.Join(h.home, ".claude.json")
+	doc := "{\n  \"mcpServers\": {},\n  \"numStartups\": 4,\n  \"mcpServers\": {\n    \"other\": {\"type\": \"stdio\", \"command\": \"x\"}\n  }\n}\n"
+	os.WriteFile(file, []byte(doc), 0o600)
+	_, errOut, code := runCLI(t, "install", "claude-code", "--dev")
+	want := file + `:4:3: "mcpServers" appears twice in the top-level object (first at 2:3)`
+	if code != ExitFailed || !strings.Contains(errOut, want) || !strings.Contains(errOut, "merge the two into one") {
+		t.Errorf("exit %d, want 1 and %q naming the fix:\n%s", code, want, errOut)
+	}
+	if got, _ := os.ReadFile(file); string(got) != doc {
+		t.Errorf("the file was rewritten:\n%s", got)
+	}
+}

@@ -133,6 +133,10 @@ func fileError(file string, err error) error {
 	if errors.As(err, &se) {
 		return fmt.Errorf("%s:%d:%d: %s; the file was left as it is: fix it there and run again", file, se.Line, se.Column, se.Msg)
 	}
+	var de *DuplicateError
+	if errors.As(err, &de) {
+		return fmt.Errorf("%s:%v; the file was left as it is", file, de)
+	}
 	var sh *ShapeError
 	if errors.As(err, &sh) {
 		return fmt.Errorf("%s: %v; the file was left as it is", file, sh)
