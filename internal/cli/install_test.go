@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -283,6 +284,10 @@ func TestInstallUsage(t *testing.T) {
 		{[]string{"install", "cursor", "--url", "http://x/mcp", "--dev"}, "give one"},
 		{[]string{"install", "cursor", "--url", "localhost:8080"}, "want http://"},
 		{[]string{"install", "cursor", "--url", "http://x/mcp", "--env", "A=1"}, "--env applies to a server the client starts"},
+		{[]string{"install", "claude-code", "--transport", "sse"}, "--transport sse applies to a server reached by --url"},
+		{[]string{"install", "claude-code", "--url", "http://x", "--transport", "wss"}, `--transport "wss"; did you mean "ws"?; valid: http, sse, ws`},
+		{[]string{"install", "cursor", "--url", "http://x/mcp", "--transport", "sse"}, `Cursor reaches a server by URL over http, not "sse"`},
+		{[]string{"install", "claude-code", "--url", "ws://x/ws"}, "want http://"},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
@@ -370,5 +375,34 @@ func TestInstallRefusesDuplicateKeys(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(file); string(got) != doc {
 		t.Errorf("the file was rewritten:\n%s", got)
+	}
+}
+
+// TestInstallTransport registers a running connector with Claude Code over
+// each transport: the entry's "type" names it and its URL is the endpoint
+// the connector serves it at, whichever endpoint --url gave.
+func TestInstallTransport(t *testing.T) {
+	for _, tc := range []struct {
+		args          []string
+		wantType, url string
+	}{
+		{nil, "http", "http://127.0.0.1:8080/mcp"},
+		{[]string{"--transport", "http"}, "http", "http://127.0.0.1:8080/mcp"},
+		{[]string{"--transport", "sse"}, "sse", "http://127.0.0.1:8080/sse"},
+		{[]string{"--transport", "ws"}, "ws", "ws://127.0.0.1:8080/ws"},
+	} {
+		t.Run(tc.wantType+fmt.Sprint(len(tc.args)), func(t *testing.T) {
+			h := newInstallHome(t)
+			args := append([]string{"install", "claude-code", "--url", "http://127.0.0.1:8080/mcp"}, tc.args...)
+			_, errOut, code := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			m := decode(t, filepath.Join(h.home, ".claude.json"), false)
+			acme, _ := m["mcpServers"].(map[string]any)["acme"].(map[string]any)
+			if acme["type"] != tc.wantType || acme["url"] != tc.url || len(acme) != 2 {
+				t.Errorf("entry = %v, want type %s, url %s", acme, tc.wantType, tc.url)
+			}
+		})
 	}
 }
