@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,17 +78,28 @@ func read(file string) (*Change, error) {
 		return nil, err
 	}
 	c := &Change{File: abs, Mode: 0o644}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return c, nil
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file", abs)
+	// A FIFO would block the open.
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: name the configuration file itself", abs)
 	}
-	c.Old, err = os.ReadFile(abs)
+	// Mode, owner and contents from one open file, so that they belong
+	// together even while another program replaces the file.
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
 	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: name the configuration file itself", abs)
+	}
+	if c.Old, err = io.ReadAll(f); err != nil {
 		return nil, err
 	}
 	c.Existed, c.Mode, c.owner = true, fi.Mode().Perm(), ownerOf(fi)
