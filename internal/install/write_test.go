@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 var mcpServers = Servers{Path: []string{"mcpServers"}}
@@ -149,4 +150,53 @@ func mustRead(t *testing.T, file string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWriteTakesClientLock: while Claude Code holds its lock (the directory
+// FILE.lock) the edit waits, and it is made once the lock is released; a
+// lock left by a crashed client (older than clientLockStale) is taken over.
+func TestWriteTakesClientLock(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), ".claude.json")
+	os.WriteFile(file, []byte("{}\n"), 0o600)
+	lock := ClientLock(file)
+	if err := os.Mkdir(lock, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Add(file, mcpServers, "acme", acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ClientLock = true
+	done := make(chan error)
+	go func() { done <- c.Write() }()
+	time.Sleep(50 * time.Millisecond)
+	// The client saves under its lock; whenever Write runs, it is after.
+	os.WriteFile(file, []byte("{\"numStartups\": 7}\n"), 0o600)
+	if got, _ := servers(t, file); got["acme"] != nil {
+		t.Fatal("written while the client held its lock")
+	}
+	os.Remove(lock)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, top := servers(t, file); got["acme"] == nil || string(top["numStartups"]) != "7" {
+		t.Errorf("after the client released its lock:\n%s", mustRead(t, file))
+	}
+	if _, err := os.Stat(lock); err == nil {
+		t.Errorf("mcpgen left the client's lock behind")
+	}
+
+	// A stale lock.
+	os.Mkdir(lock, 0o755)
+	old := time.Now().Add(-2 * clientLockStale)
+	os.Chtimes(lock, old, old)
+	c, _ = Add(file, mcpServers, "acme2", acme)
+	c.ClientLock = true
+	if err := c.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := servers(t, file); got["acme2"] == nil {
+		t.Errorf("not written past a stale lock")
+	}
 }
