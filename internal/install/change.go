@@ -225,6 +225,9 @@ func (c *Change) Write() error {
 		if !done {
 			continue // changed under us: edit what is there now
 		}
+		if testHook != nil {
+			testHook(hookRenamed, c.File)
+		}
 		// Read back: a program that read the file before the rename and
 		// writes its copy now has removed the edit again.
 		after, err := os.ReadFile(c.File)
@@ -257,8 +260,8 @@ func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
 			return false, fmt.Errorf("writing the backup: %w", err)
 		}
 	}
-	if beforeLastLook != nil {
-		beforeLastLook(cur.File)
+	if testHook != nil {
+		testHook(hookLastLook, cur.File)
 	}
 	// The last look, as close to the rename as can be.
 	now, err := os.ReadFile(cur.File)
@@ -279,10 +282,15 @@ func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
 	return true, nil
 }
 
-// beforeLastLook, when set by a test, runs just before replace compares the
-// file for the last time: where another program's write is the hardest to
-// notice.
-var beforeLastLook func(file string)
+// testHook, when set by a test, runs at the points of Write where another
+// program's write is the hardest to notice: just before the last look
+// (hookLastLook) and just after the rename (hookRenamed).
+var testHook func(point, file string)
+
+const (
+	hookLastLook = "last look"
+	hookRenamed  = "renamed"
+)
 
 // writeFile replaces name with data atomically and durably.
 func writeFile(name string, data []byte, mode fs.FileMode, own owner) error {

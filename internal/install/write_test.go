@@ -109,13 +109,13 @@ func TestWriteLooksAgainBeforeRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	saves := 0
-	beforeLastLook = func(name string) {
-		if saves < 3 {
+	testHook = func(point, name string) {
+		if point == hookLastLook && saves < 3 {
 			saves++
 			os.WriteFile(file, fmt.Appendf(nil, "{\"numStartups\": %d}\n", 1+saves), 0o644)
 		}
 	}
-	defer func() { beforeLastLook = nil }()
+	defer func() { testHook = nil }()
 	if err := c.Write(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,10 @@ func TestWriteLooksAgainBeforeRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	beforeLastLook = func(string) {
+	testHook = func(point, _ string) {
+		if point != hookLastLook {
+			return
+		}
 		n++
 		os.WriteFile(file, fmt.Appendf(nil, "{\"n\": %d}", n), 0o644)
 	}
@@ -198,5 +201,34 @@ func TestWriteTakesClientLock(t *testing.T) {
 	}
 	if got, _ := servers(t, file); got["acme2"] == nil {
 		t.Errorf("not written past a stale lock")
+	}
+}
+
+// TestWriteChecksAfter: the client read its file before mcpgen's rename
+// and writes that stale copy just after it, removing the entry. The
+// read-back notices and the edit is made again.
+func TestWriteChecksAfter(t *testing.T) {
+	// Not parallel: it sets the package's hook.
+	file := filepath.Join(t.TempDir(), "config.json")
+	stale := []byte("{\"numStartups\": 1}\n")
+	os.WriteFile(file, stale, 0o644)
+	c, err := Add(file, mcpServers, "acme", acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renames := 0
+	testHook = func(point, name string) {
+		if point == hookRenamed {
+			if renames++; renames == 1 {
+				os.WriteFile(file, stale, 0o644)
+			}
+		}
+	}
+	defer func() { testHook = nil }()
+	if err := c.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := servers(t, file); got["acme"] == nil || renames != 2 {
+		t.Errorf("after %d renames, the entry is not there:\n%s", renames, mustRead(t, file))
 	}
 }
