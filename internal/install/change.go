@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Change is one edit of one configuration file, computed but not yet
@@ -176,7 +177,8 @@ const writeAttempts = 10
 // edit was made from: a program that does not take the lock (the client
 // itself, saving its own settings) may have written it meanwhile, and then
 // the edit is made again on those contents. After the rename it reads File
-// back and checks the edit holds. It writes nothing when nothing changed,
+// back, at once and after settle, and makes the edit again if a program
+// wrote its older copy over it. It writes nothing when nothing changed,
 // and gives up with an error after a bounded number of attempts.
 func (c *Change) Write() error {
 	if !c.Changed {
@@ -228,18 +230,41 @@ func (c *Change) Write() error {
 		if testHook != nil {
 			testHook(hookRenamed, c.File)
 		}
-		// Read back: a program that read the file before the rename and
-		// writes its copy now has removed the edit again.
-		after, err := os.ReadFile(c.File)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Read back, at once and once more a moment later: a program that
+		// read the file before the rename and writes its copy back now (or
+		// after its own work on it) has removed the edit again.
+		held, err := c.holds()
+		if err == nil && held {
+			time.Sleep(settle)
+			if testHook != nil {
+				testHook(hookSettled, c.File)
+			}
+			held, err = c.holds()
+		}
+		if err != nil {
 			return err
 		}
-		if _, again, err := c.edit(after); err == nil && !again {
+		if held {
 			c.Old, c.New, c.Existed, c.Mode = cur.Old, cur.New, cur.Existed, mode
 			return nil
 		}
 	}
 	return fmt.Errorf("%s kept changing while mcpgen was editing it (%d attempts): another program keeps rewriting it; close it (the client?) and run again", c.File, writeAttempts)
+}
+
+// settle is how long after its rename Write reads the file back a second
+// time: longer than a client takes to read, change and write back its file.
+var settle = 100 * time.Millisecond
+
+// holds reports whether the file holds the edit (making it again changes
+// nothing).
+func (c *Change) holds() (bool, error) {
+	after, err := os.ReadFile(c.File)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	_, again, err := c.edit(after)
+	return err == nil && !again, nil
 }
 
 // replace writes cur.New over cur.File unless the file no longer holds
@@ -284,12 +309,14 @@ func replace(cur *Change, mode fs.FileMode) (done bool, err error) {
 
 // testHook, when set by a test, runs at the points of Write where another
 // program's write is the hardest to notice: just before the last look
-// (hookLastLook) and just after the rename (hookRenamed).
+// (hookLastLook), just after the rename (hookRenamed) and before the
+// second read-back (hookSettled).
 var testHook func(point, file string)
 
 const (
 	hookLastLook = "last look"
 	hookRenamed  = "renamed"
+	hookSettled  = "settled"
 )
 
 // writeFile replaces name with data atomically and durably.
