@@ -81,7 +81,7 @@ func TestInstallRacesClaudeCode(t *testing.T) {
 	t.Parallel()
 	mcpgen := mcpgenBinary(t)
 	home := t.TempDir()
-	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
+	env := append(goCaches(t), "HOME="+home, "CLAUDE_CONFIG_DIR=")
 	file := filepath.Join(home, ".claude.json")
 	os.WriteFile(file, []byte("{\"numStartups\": 1}\n"), 0o600)
 
