@@ -171,7 +171,7 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err := t.s.authorize(req, "tool "+t.def.Name, t.def.Scopes); err != nil {
 		return nil, err
 	}
-	if res := t.rateLimited(req); res != nil {
+	if res := t.rateLimited(ctx, req); res != nil {
 		return res, nil
 	}
 	args, err := t.validate(req.Params.Arguments)
