@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/internal/ratespec"
 	"github.com/mcpgen/mcpgen/runtime/store"
 )
 
@@ -36,23 +36,11 @@ func (r Rate) String() string {
 // duration ("120/1m", "5/30s", "1000/1h"); a bare unit means one of it
 // ("10/s", "60/m", "500/h").
 func ParseRate(s string) (Rate, error) {
-	n, per, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok {
-		return Rate{}, fmt.Errorf("want N/DURATION such as 120/1m, got %q", s)
+	n, per, err := ratespec.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return Rate{}, fmt.Errorf("want N/DURATION such as 120/1m in %q: %v", s, err)
 	}
-	count, err := strconv.Atoi(n)
-	if err != nil || count <= 0 {
-		return Rate{}, fmt.Errorf("want a positive number of calls before the slash in %q (such as 120/1m)", s)
-	}
-	switch per {
-	case "s", "m", "h":
-		per = "1" + per
-	}
-	d, err := time.ParseDuration(per)
-	if err != nil || d <= 0 {
-		return Rate{}, fmt.Errorf("want a duration such as 1m, 30s or 1h after the slash in %q", s)
-	}
-	return Rate{N: count, Per: d}, nil
+	return Rate{N: n, Per: per}, nil
 }
 
 func shortDuration(d time.Duration) string {
