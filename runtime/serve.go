@@ -64,6 +64,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		defer done()
 		h.ServeHTTP(sw, sr)
 	})
+	also := s.mountStreams(mux, func() func() { inflight.Add(1); return inflight.Done })
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -89,6 +90,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	} else {
 		fmt.Fprintln(stderr, serving)
 	}
+	if len(also) > 0 {
+		s.logger.Info("also serving", "paths", strings.Join(also, " "))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -107,7 +111,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	deadline := time.NewTimer(drain)
 	defer deadline.Stop()
 	finished := make(chan struct{})
-	go func() { inflight.Wait(); close(finished) }()
+	dctx, dcancel := context.WithTimeout(context.Background(), drain)
+	defer dcancel()
+	go func() { inflight.Wait(); s.drainStreams(dctx); close(finished) }()
 	cut := false
 	select {
 	case <-finished:
@@ -115,7 +121,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
 		cut = true
 	}
-	n := streams.endAll(streamRetry)
+	n := streams.endAll(streamRetry) + s.endStreams()
 	if cut {
 		// The retry fields went out in endAll; nothing is left to wait for.
 		srv.Close()

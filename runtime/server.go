@@ -49,6 +49,9 @@ type Server struct {
 	limits *limiterSet // per-caller rate limits
 
 	fast // fastpath.go
+
+	streamsOnce sync.Once
+	streamsT    *MessageTransports // HTTP+SSE and WebSocket (streamserve.go)
 }
 
 type options struct {
@@ -75,6 +78,7 @@ type options struct {
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
+	streams        streamOptions // streamserve.go
 }
 
 // Option configures NewServer.
@@ -340,7 +344,13 @@ func (s *Server) newHandler() http.Handler {
 		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
 	}
 	s.fastPath.next = e
-	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	return s.protect(s.fastPath) // fastpath.go: after auth, before the endpoint
+}
+
+// protect puts the checks every MCP endpoint shares in front of h: Host
+// and Origin, then the token (or mcpgen dev's front key), with the
+// client's address for per-caller limits.
+func (s *Server) protect(h http.Handler) http.Handler {
 	switch {
 	case s.opts.devFrontKey != "":
 		h = s.devFront(h)

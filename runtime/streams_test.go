@@ -1,0 +1,407 @@
+package runtime_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveStreams serves app's /mcp, /sse and /ws (and the auth metadata) on
+// a loopback port and returns the base URL and the server's log.
+func serveStreams(t testing.TB, app *runtime.App, opts ...runtime.Option) (string, *syncBuffer) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	log := &syncBuffer{}
+	opts = append([]runtime.Option{runtime.WithLogger(quietLogger(log))}, opts...)
+	s, err := runtime.NewServer(app, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	s.MountAuth(mux)
+	mux.Handle("/mcp", s.Handler())
+	mux.Handle(runtime.SSEPath, s.SSEHandler())
+	mux.Handle(runtime.WebSocketPath, s.WebSocketHandler())
+	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return base, log
+}
+
+// wsTransport is an mcp.Transport over a WebSocket (subprotocol mcp, one
+// message per text frame), for the Go SDK's client.
+type wsTransport struct {
+	url    string
+	header http.Header
+}
+
+func (w *wsTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, _, err := websocket.Dial(ctx, w.url, &websocket.DialOptions{Subprotocols: []string{"mcp"}, HTTPHeader: w.header})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(64 << 20)
+	return &wsConn{c: c}, nil
+}
+
+type wsConn struct{ c *websocket.Conn }
+
+func (w *wsConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	_, data, err := w.c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc.DecodeMessage(data)
+}
+
+func (w *wsConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	return w.c.Write(ctx, websocket.MessageText, data)
+}
+
+func (w *wsConn) Close() error      { return w.c.Close(websocket.StatusNormalClosure, "") }
+func (w *wsConn) SessionID() string { return "" }
+
+// streamClient connects the Go SDK's client to base over transport kind
+// ("sse" or "ws"), with header on every request.
+func streamClient(t testing.TB, base, kind string, header http.Header, copts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	t.Helper()
+	var tr mcp.Transport
+	switch kind {
+	case "sse":
+		hc := &http.Client{Transport: headerTransport{header}}
+		tr = &mcp.SSEClientTransport{Endpoint: base + "/sse", HTTPClient: hc}
+	case "ws":
+		tr = &wsTransport{url: "ws" + strings.TrimPrefix(base, "http") + "/ws", header: header}
+	}
+	// The go-sdk's SSE client keeps its stream open in the context it
+	// connects with.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: kind + "-client", Version: "1"}, copts).Connect(context.Background(), tr, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+type headerTransport struct{ h http.Header }
+
+func (ht headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range ht.h {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Every feature of a session works over both transports: lists, a call
+// with progress, an elicitation, a subscription and its notification.
+func TestStreamTransportsServeSessions(t *testing.T) {
+	t.Parallel()
+	base, slog := serveStreams(t, testApp(newProbe()))
+	for _, kind := range []string{"sse", "ws"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var progress []float64
+			updated := make(chan string, 4)
+			copts := &mcp.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "seats": 2, "class": "eco"}}, nil
+				},
+				ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					progress = append(progress, req.Params.Progress)
+					mu.Unlock()
+				},
+				ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+					updated <- req.Params.URI
+				},
+			}
+			cs, err := streamClient(t, base, kind, nil, copts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if t.Failed() {
+					t.Logf("server log:\n%s", slog)
+				}
+			}()
+			ctx := context.Background()
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			if len(tools.Tools) < 10 {
+				t.Errorf("tools/list: %d tools", len(tools.Tools))
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{}, Meta: mcp.Meta{"progressToken": "p1"}})
+			if err != nil || textOf(t, res) != "done" {
+				t.Fatalf("progress: %v %v", err, res)
+			}
+			waitFor(t, "three progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 3 })
+			if got := textOf(t, call(t, cs, "book", map[string]any{})); !strings.Contains(got, "accept") || !strings.Contains(got, "Ada") {
+				t.Errorf("elicitation: %q", got)
+			}
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched"}); err != nil {
+				t.Fatal(err)
+			}
+			call(t, cs, "touch", map[string]any{})
+			select {
+			case uri := <-updated:
+				if uri != "test://watched" {
+					t.Errorf("updated %q", uri)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/resources/updated")
+			}
+			// An id beyond 2^53 comes back exact, as over /mcp and stdio.
+			if kind == "ws" {
+				c := dialWS(t, base, nil)
+				c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":9007199254740993123,"method":"ping"}`))
+				_, data, err := c.Read(ctx)
+				if err != nil || !strings.Contains(string(data), `"id":9007199254740993123`) {
+					t.Errorf("big id: %v %s", err, data)
+				}
+			}
+		})
+	}
+}
+
+// dialWS opens a raw WebSocket to base's /ws.
+func dialWS(t testing.TB, base string, header http.Header) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}, HTTPHeader: header})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// A foreign Host or Origin is refused on both transports, as on /mcp; a
+// WebSocket without the mcp subprotocol is refused.
+func TestStreamTransportsRefuseForeignHostAndOrigin(t *testing.T) {
+	t.Parallel()
+	base, log := serveStreams(t, testApp(newProbe()))
+	ctx := context.Background()
+	for _, path := range []string{"/sse", "/ws"} {
+		for _, tc := range []struct{ host, origin string }{
+			{"evil.example:80", ""},
+			{"", "https://evil.example"},
+		} {
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			req.Header.Set("Sec-WebSocket-Protocol", "mcp")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s with Host %q Origin %q: %s, want 403", path, tc.host, tc.origin, resp.Status)
+			}
+		}
+	}
+	for _, h := range []http.Header{{"Origin": {"https://evil.example"}}, {"Host": {"evil.example"}}} {
+		c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}, HTTPHeader: h, Host: h.Get("Host")})
+		if err == nil {
+			c.CloseNow()
+			t.Errorf("WebSocket with %v was accepted", h)
+		} else if resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("WebSocket with %v: %v, want 403", h, err)
+		}
+	}
+	if _, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", nil); err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("WebSocket without subprotocol mcp: %v, want 400", err)
+	}
+	if !strings.Contains(log.String(), "refused") {
+		t.Errorf("no refusal in the log:\n%s", log)
+	}
+}
+
+// Messages over the size limit are refused: a POST with 413, a frame by
+// closing the WebSocket with 1009; the server goes on serving.
+func TestStreamTransportsRefuseOversizedMessages(t *testing.T) {
+	t.Parallel()
+	base, _ := serveStreams(t, testApp(newProbe()), runtime.WithMaxBodyBytes(4096))
+	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":%q}}}`, strings.Repeat("x", 8192))
+
+	endpoint, stream := openSSE(t, base, nil)
+	defer stream.Close()
+	resp, err := http.Post(base+endpoint, "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("SSE POST of %d bytes: %s, want 413", len(big), resp.Status)
+	}
+
+	ctx := context.Background()
+	c := dialWS(t, base, nil)
+	c.Write(ctx, websocket.MessageText, []byte(big))
+	_, _, err = c.Read(ctx)
+	if s := websocket.CloseStatus(err); s != websocket.StatusMessageTooBig {
+		t.Errorf("WebSocket frame of %d bytes: %v (status %d), want close 1009", len(big), err, s)
+	}
+	for _, kind := range []string{"sse", "ws"} {
+		cs, err := streamClient(t, base, kind, nil, nil)
+		if err != nil {
+			t.Fatalf("%s after the refusal: %v", kind, err)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Errorf("%s after the refusal: %v", kind, err)
+		}
+	}
+}
+
+// openSSE opens an event stream on base's /sse and returns the endpoint
+// it announces and the stream's body.
+func openSSE(t testing.TB, base string, header http.Header) (string, io.ReadCloser) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/sse", nil)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("GET /sse: %s", resp.Status)
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the endpoint event: %v", err)
+		}
+		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			return data, resp.Body
+		}
+	}
+}
+
+// A client that stops reading loses its session after the write timeout;
+// the number of sessions is bounded in all and per caller.
+func TestStreamTransportsBoundSlowAndManyClients(t *testing.T) {
+	t.Parallel()
+	app := testApp(newProbe())
+	app.Tools = append(app.Tools, runtime.Tool{
+		Name: "huge", Description: "Returns 1 MiB.", InputSchema: emptyInput, Result: runtime.ResultText, MaxResultChars: 2 << 20,
+		Handler: noInput(func(ctx context.Context) (any, error) { return strings.Repeat("x", 1<<20), nil }),
+	})
+	base, log := serveStreams(t, app, runtime.WithStreamLimits(6, 3, 300*time.Millisecond, time.Hour))
+	ctx := context.Background()
+	initMsg := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`
+	bigCall := func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"huge","arguments":{}}}`, i)
+	}
+
+	// SSE: the client reads the endpoint event, then nothing more.
+	endpoint, stream := openSSE(t, base, nil)
+	defer stream.Close()
+	post := func(body string) int {
+		resp, err := http.Post(base+endpoint, "application/json", strings.NewReader(body))
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	post(initMsg)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	gone := false
+	for i := 1; i <= 400 && !gone; i++ {
+		gone = post(bigCall(i)) == http.StatusNotFound
+	}
+	if !gone {
+		t.Errorf("an SSE client that does not read kept its session through 400 answers of 1 MiB; log:\n%s", log)
+	}
+	if n := strings.Count(log.String(), `did not take a message" transport=sse`); n != 1 {
+		t.Errorf("the slow SSE client's end was logged %d times, want once", n)
+	}
+
+	// WebSocket: the same.
+	c := dialWS(t, base, nil)
+	c.Write(ctx, websocket.MessageText, []byte(initMsg))
+	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	for i := 1; i <= 64; i++ {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := c.Write(wctx, websocket.MessageText, []byte(bigCall(i)))
+		cancel()
+		if err != nil {
+			break
+		}
+	}
+	waitFor(t, "the slow WebSocket client's session to end", func() bool {
+		return strings.Contains(log.String(), `did not take a message" transport=websocket`)
+	})
+	waitFor(t, "the slow clients' sessions to be forgotten", func() bool {
+		return !strings.Contains(log.String(), "session opened") || strings.Count(log.String(), "session closed") >= 2
+	})
+
+	// Many connections from one caller: the fourth is refused, 429.
+	var opened []io.Closer
+	defer func() {
+		for _, c := range opened {
+			c.Close()
+		}
+	}()
+	for range 3 {
+		_, s := openSSE(t, base, nil)
+		opened = append(opened, s)
+	}
+	req, _ := http.NewRequest("GET", base+"/sse", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a fourth SSE session of one caller: %s, want 429", resp.Status)
+	}
+	_, resp, err = websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a fourth WebSocket of one caller: %v, want 429", err)
+	}
+	// Closing one lets another in.
+	opened[0].Close()
+	opened = opened[1:]
+	waitFor(t, "a closed session to be forgotten", func() bool {
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}})
+		if err == nil {
+			c.CloseNow()
+		}
+		return err == nil
+	})
+}

@@ -1,0 +1,119 @@
+package runtime
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Paths of the message transports in a connector binary.
+const (
+	SSEPath       = "/sse"
+	WebSocketPath = "/ws"
+)
+
+// streamOptions configure the HTTP+SSE and WebSocket transports
+// (msgtransport.go).
+type streamOptions struct {
+	noSSE, noWebSocket      bool
+	maxSessions, perCaller  int
+	writeTimeout, keepAlive time.Duration
+}
+
+// WithSSE turns the HTTP+SSE transport of 2024-11-05 at /sse on or off
+// (on by default; off with WithStateless, whose replicas cannot route a
+// POST to the process holding its stream).
+func WithSSE(on bool) Option { return func(o *options) { o.streams.noSSE = !on } }
+
+// WithWebSocket turns the WebSocket transport at /ws on or off (on by
+// default).
+func WithWebSocket(on bool) Option { return func(o *options) { o.streams.noWebSocket = !on } }
+
+// WithStreamLimits bounds the HTTP+SSE and WebSocket sessions open at once,
+// in all and per caller, how long one message to a client may take to
+// write and how often idle connections get a keep-alive. Zero keeps a
+// default (DefaultMaxStreamSessions, DefaultMaxStreamSessionsPerCaller,
+// DefaultStreamWriteTimeout, DefaultStreamKeepAlive).
+func WithStreamLimits(maxSessions, perCaller int, writeTimeout, keepAlive time.Duration) Option {
+	return func(o *options) {
+		o.streams.maxSessions, o.streams.perCaller = maxSessions, perCaller
+		o.streams.writeTimeout, o.streams.keepAlive = writeTimeout, keepAlive
+	}
+}
+
+// streams returns the server's message transports, made on first use.
+func (s *Server) streams() *MessageTransports {
+	s.streamsOnce.Do(func() {
+		o := s.opts.streams
+		cfg := MessageTransportsConfig{
+			Logger: s.logger, MaxMessageBytes: s.opts.maxBodyBytes,
+			MaxSessions: o.maxSessions, MaxSessionsPerCaller: o.perCaller,
+			WriteTimeout: o.writeTimeout, KeepAlive: o.keepAlive,
+			OnClose: func(id string) { s.asks.cancelSession(id, errSessionClosed) },
+		}
+		if s.auth != nil && s.auth.scopesFor != nil {
+			cfg.ScopesFor = s.auth.scopesFor
+		}
+		s.streamsT = NewMessageTransports(s.mcp, cfg)
+	})
+	return s.streamsT
+}
+
+// SSEHandler returns the handler of the HTTP+SSE transport of 2024-11-05
+// (mount it at /sse), behind the same Host, Origin and token checks as
+// Handler.
+func (s *Server) SSEHandler() http.Handler { return s.protect(s.streams().SSE()) }
+
+// WebSocketHandler returns the handler of the WebSocket transport (mount
+// it at /ws), behind the same Host, Origin and token checks as Handler.
+func (s *Server) WebSocketHandler() http.Handler { return s.protect(s.streams().WebSocket()) }
+
+// mountStreams adds the message transports that are on to mux and returns
+// their paths.
+func (s *Server) mountStreams(mux *http.ServeMux, inflight func() func()) []string {
+	var paths []string
+	count := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				defer inflight()()
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	if !s.opts.streams.noSSE && !s.opts.stateless {
+		mux.Handle(SSEPath, count(s.SSEHandler()))
+		paths = append(paths, SSEPath)
+	}
+	if !s.opts.streams.noWebSocket {
+		mux.Handle(WebSocketPath, s.WebSocketHandler())
+		paths = append(paths, WebSocketPath)
+	}
+	return paths
+}
+
+// drainStreams waits until the requests of the open HTTP+SSE and WebSocket
+// sessions are answered, or ctx is done.
+func (s *Server) drainStreams(ctx context.Context) {
+	if s.streamsT != nil {
+		s.streamsT.Wait(ctx)
+	}
+}
+
+// endStreams ends the open HTTP+SSE and WebSocket sessions and reports
+// how many there were.
+func (s *Server) endStreams() int {
+	if s.streamsT == nil {
+		return 0
+	}
+	return s.streamsT.CloseAll()
+}
+
+// streamFlags declares the flags that turn the message transports on and
+// off.
+func streamFlags(c *cmdline) func() []Option {
+	sse := c.Bool("sse", "MCPGEN_SSE", true,
+		"also serve the HTTP+SSE transport of 2024-11-05 at /sse, for clients configured\nwith \"sse\" (--sse=false turns it off; off with --stateless)")
+	ws := c.Bool("ws", "MCPGEN_WS", true,
+		"also serve MCP over WebSocket at /ws (subprotocol mcp) (--ws=false turns it off)")
+	return func() []Option { return []Option{WithSSE(*sse), WithWebSocket(*ws)} }
+}
