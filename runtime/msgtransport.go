@@ -305,6 +305,7 @@ type msgConn struct {
 	in        chan jsonrpc.Message
 	done      chan struct{}
 	closeOnce sync.Once
+	failOnce  sync.Once // logs the first message the client did not take
 	pending   inflight // requests passed on and not answered yet (stdio.go)
 
 	// send writes one message to the client within ctx; stop ends the
@@ -355,24 +356,18 @@ func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.t.cfg.WriteTimeout)
 	defer cancel()
 	if err := c.send(wctx, restoreIDs(data)); err != nil {
-		if c.closeFirst() {
+		c.failOnce.Do(func() {
 			c.t.cfg.Logger.Info("session ended: the client did not take a message", "transport", c.kind, "session", c.id, "err", err)
-		}
+		})
+		c.Close()
 		return err
 	}
 	return nil
 }
 
 func (c *msgConn) Close() error {
-	c.closeFirst()
+	c.closeOnce.Do(func() { close(c.done) })
 	return nil
-}
-
-// closeFirst ends the connection and reports whether this call did.
-func (c *msgConn) closeFirst() bool {
-	first := false
-	c.closeOnce.Do(func() { close(c.done); first = true })
-	return first
 }
 
 // deliver hands one message from the client to the session, with the
