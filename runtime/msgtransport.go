@@ -306,7 +306,7 @@ type msgConn struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	failOnce  sync.Once // logs the first message the client did not take
-	pending   inflight // requests passed on and not answered yet (stdio.go)
+	pending   inflight  // requests passed on and not answered yet (stdio.go)
 
 	// send writes one message to the client within ctx; stop ends the
 	// connection for a draining server. Set by the transport before the
