@@ -29,7 +29,7 @@ func serveStreams(t testing.TB, app *runtime.App, opts ...runtime.Option) (strin
 	}
 	base := "http://" + ln.Addr().String()
 	log := &syncBuffer{}
-	opts = append([]runtime.Option{runtime.WithLogger(quietLogger(log))}, opts...)
+	opts = append([]runtime.Option{runtime.WithLogger(quietLogger(log)), runtime.WithPublicURL(base)}, opts...)
 	s, err := runtime.NewServer(app, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -445,5 +445,95 @@ func waitLong(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// With auth, both transports need a token to open a session, a message
+// on an open HTTP+SSE session needs a token of the subject that opened it,
+// a tool, resource or prompt with scope= needs its scopes as over /mcp,
+// and a WebSocket whose token expires is closed at its next message.
+func TestStreamTransportsAuth(t *testing.T) {
+	t.Parallel()
+	is := newAuthIssuer(t)
+	base, log := serveStreams(t, authApp(), runtime.WithAuth(runtime.Auth{Issuer: is.URL}))
+	aud := base + "/mcp"
+	ann := is.token(t, "ann", aud, "notes:read", time.Now().Add(time.Hour))
+	annWriter := is.token(t, "ann", aud, "notes:read notes:write", time.Now().Add(time.Hour))
+	bob := is.token(t, "bob", aud, "notes:read notes:write", time.Now().Add(time.Hour))
+	auth := func(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
+	ctx := context.Background()
+
+	// No token: 401 with the challenge, on both.
+	req, _ := http.NewRequest("GET", base+"/sse", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+		t.Errorf("GET /sse without a token: %s %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+	}
+	if _, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}}); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("WebSocket without a token: %v, want 401", err)
+	}
+
+	for _, kind := range []string{"sse", "ws"} {
+		cs, err := streamClient(t, base, kind, auth(ann), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if got := textOf(t, call(t, cs, "whoami", map[string]any{})); !strings.HasPrefix(got, "ann notes:read") {
+			t.Errorf("%s: whoami = %q", kind, got)
+		}
+		// add_note needs notes:write: refused, whatever the transport.
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{}})
+		if err == nil && !res.IsError {
+			t.Errorf("%s: add_note without notes:write ran: %+v", kind, res)
+		}
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://secret"}); err == nil {
+			t.Errorf("%s: notes://secret without notes:admin was read", kind)
+		}
+		w, err := streamClient(t, base, kind, auth(annWriter), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if got := textOf(t, call(t, w, "add_note", map[string]any{})); got != "added" {
+			t.Errorf("%s: add_note with notes:write = %q", kind, got)
+		}
+	}
+	if !strings.Contains(log.String(), "insufficient scope") {
+		t.Errorf("no refusal in the log:\n%s", log)
+	}
+
+	// Another subject's token on an open HTTP+SSE session: 403; the
+	// owner's: 202.
+	endpoint, stream := openSSE(t, base, auth(ann))
+	defer stream.Close()
+	post := func(tok string) int {
+		req, _ := http.NewRequest("POST", base+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := post(bob); c != http.StatusForbidden {
+		t.Errorf("bob's token on ann's SSE session: %d, want 403", c)
+	}
+	if c := post(ann); c != http.StatusAccepted {
+		t.Errorf("ann's token on her SSE session: %d, want 202", c)
+	}
+
+	// A WebSocket opened with a token about to expire is closed, 1008, at
+	// its first message after the expiry.
+	soon := time.Now().Add(1500 * time.Millisecond)
+	c := dialWS(t, base, auth(is.token(t, "ann", aud, "notes:read", soon)))
+	time.Sleep(time.Until(soon) + 100*time.Millisecond)
+	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Errorf("a message after the token expired: %v, want close 1008", err)
 	}
 }
