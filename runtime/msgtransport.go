@@ -185,7 +185,7 @@ func (t *MessageTransports) CloseAll() int {
 	}
 	t.mu.Unlock()
 	for _, c := range conns {
-		c.stop()
+		c.end()
 	}
 	return len(conns)
 }
@@ -308,11 +308,32 @@ type msgConn struct {
 	failOnce  sync.Once // logs the first message the client did not take
 	pending   inflight  // requests passed on and not answered yet (stdio.go)
 
-	// send writes one message to the client within ctx; stop ends the
-	// connection for a draining server. Set by the transport before the
-	// session starts.
+	// send writes one message to the client within ctx; set by the
+	// transport before the session starts.
 	send func(ctx context.Context, data []byte) error
-	stop func()
+
+	mu   sync.Mutex
+	stop func() // ends the connection for a draining server (setStop)
+}
+
+// setStop sets how the transport ends the connection for a draining
+// server.
+func (c *msgConn) setStop(f func()) {
+	c.mu.Lock()
+	c.stop = f
+	c.mu.Unlock()
+}
+
+// end ends the connection for a draining server.
+func (c *msgConn) end() {
+	c.mu.Lock()
+	f := c.stop
+	c.mu.Unlock()
+	if f == nil {
+		c.Close()
+		return
+	}
+	f()
 }
 
 var errSessionEnded = errors.New("the session ended")

@@ -73,11 +73,11 @@ func (t *MessageTransports) sseStream(w http.ResponseWriter, r *http.Request) {
 		d, _ := ctx.Deadline()
 		return event(d, "event: message\ndata: %s\n\n", data)
 	}
-	c.stop = func() {
+	c.setStop(func() {
 		// The client reconnects to the replacement process.
 		event(time.Now().Add(time.Second), "retry: %d\n\n", streamRetry.Milliseconds())
 		stopOnce.Do(func() { close(stopped) })
-	}
+	})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

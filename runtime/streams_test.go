@@ -537,3 +537,78 @@ func TestStreamTransportsAuth(t *testing.T) {
 		t.Errorf("a message after the token expired: %v, want close 1008", err)
 	}
 }
+
+// A draining connector lets the calls in flight on SSE and WebSocket
+// sessions finish, then ends the sessions: the event stream gets a retry
+// field, the WebSocket the close code 1012.
+func TestStreamTransportsDrain(t *testing.T) {
+	t.Parallel()
+	started, release := make(chan struct{}, 2), make(chan struct{})
+	app := testApp(newProbe())
+	app.Tools = append(app.Tools, runtime.Tool{
+		Name: "nap", Description: "Waits to be released.", InputSchema: emptyInput, Result: runtime.ResultText,
+		Handler: noInput(func(ctx context.Context) (any, error) {
+			started <- struct{}{}
+			<-release
+			return "rested", nil
+		}),
+	})
+	url, stderr, stop, exit := startRun(t, app, []string{"--addr", "127.0.0.1:0", "--drain", "20s"}, nil)
+	base := strings.TrimSuffix(url, "/mcp")
+	if !strings.Contains(stderr.String(), "/sse /ws") {
+		t.Errorf("the log does not name the extra paths:\n%s", stderr)
+	}
+	// WebSocket: the Go SDK's client. HTTP+SSE: raw, to read what the
+	// stream carries to its end (the Go SDK's SSE client may drop a
+	// message that arrives just before its stream ends).
+	ws, err := streamClient(t, base, "ws", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := make(chan string, 1)
+	go func() {
+		res, err := ws.CallTool(context.Background(), &mcp.CallToolParams{Name: "nap", Arguments: map[string]any{}})
+		if err != nil {
+			result <- err.Error()
+			return
+		}
+		result <- textOf(t, res)
+	}()
+	endpoint, stream := openSSE(t, base, nil)
+	defer stream.Close()
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{}}}`,
+	} {
+		resp, err := http.Post(base+endpoint, "application/json", strings.NewReader(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST %s: %s", m, resp.Status)
+		}
+	}
+	raw := dialWS(t, base, nil)
+	<-started
+	<-started
+	stop() // SIGTERM
+	waitFor(t, "the drain to start", func() bool { return strings.Contains(stderr.String(), "draining") })
+	close(release)
+	if got := <-result; got != "rested" {
+		t.Errorf("a WebSocket call in flight during the drain: %s\n%s", got, stderr)
+	}
+	rest, _ := io.ReadAll(stream)
+	answer := strings.Index(string(rest), `"id":2,"result"`)
+	retry := strings.Index(string(rest), "retry: ")
+	if answer < 0 || retry < answer {
+		t.Errorf("the event stream did not carry the answer, then a retry field:\n%s", rest)
+	}
+	if _, _, err := raw.Read(context.Background()); websocket.CloseStatus(err) != websocket.StatusServiceRestart {
+		t.Errorf("the WebSocket ended with %v, want close 1012", err)
+	}
+	if code := <-exit; code != 0 {
+		t.Errorf("exit code %d after a drain", code)
+	}
+}

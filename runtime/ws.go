@@ -53,9 +53,9 @@ func (t *MessageTransports) serveWebSocket(w http.ResponseWriter, r *http.Reques
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	c.send = func(ctx context.Context, data []byte) error { return ws.Write(ctx, websocket.MessageText, data) }
-	c.stop = func() {
+	c.setStop(func() {
 		go ws.Close(websocket.StatusServiceRestart, "the server is restarting; reconnect")
-	}
+	})
 	ss := t.serve(ctx, c)
 	defer t.end(c, ss)
 	if ss == nil {
