@@ -350,12 +350,15 @@ func (s *Server) newHandler() http.Handler {
 // protect puts the checks every MCP endpoint shares in front of h: Host
 // and Origin, then the token (or mcpgen dev's front key), with the
 // client's address for per-caller limits.
-func (s *Server) protect(h http.Handler) http.Handler {
+func (s *Server) protect(h http.Handler) http.Handler { return s.protectWith(h, s.auth) }
+
+// protectWith is protect with the auth gate g (nil: none).
+func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
 	switch {
 	case s.opts.devFrontKey != "":
 		h = s.devFront(h)
-	case s.auth != nil:
-		h = s.auth.Wrap(h)
+	case g != nil:
+		h = g.Wrap(h)
 	}
 	h = callerAddr(h)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -470,8 +471,42 @@ func TestStreamTransportsAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
-		t.Errorf("GET /sse without a token: %s %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+	// The challenge names the endpoint's own metadata, whose resource is
+	// the endpoint (a client checks that it is a prefix of its URL).
+	meta := base + "/.well-known/oauth-protected-resource/sse"
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), fmt.Sprintf("resource_metadata=%q", meta)) {
+		t.Errorf("GET /sse without a token: %s %q, want a challenge naming %s", resp.Status, resp.Header.Get("WWW-Authenticate"), meta)
+	}
+	for _, path := range []string{"/sse", "/ws"} {
+		resp, err := http.Get(base + "/.well-known/oauth-protected-resource" + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Resource             string   `json:"resource"`
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		json.NewDecoder(resp.Body).Decode(&m)
+		resp.Body.Close()
+		if m.Resource != base+path || len(m.AuthorizationServers) != 1 || m.AuthorizationServers[0] != is.URL {
+			t.Errorf("metadata of %s: %+v", path, m)
+		}
+	}
+	// Tokens for any of the connector's three resources are accepted on
+	// both; a token for another resource is not.
+	for _, kind := range []string{"sse", "ws"} {
+		for _, res := range []string{"/sse", "/ws", "/mcp"} {
+			tok := is.token(t, "cy", base+res, "", time.Now().Add(time.Hour))
+			cs, err := streamClient(t, base, kind, auth(tok), nil)
+			if err != nil {
+				t.Errorf("%s with a token for %s: %v", kind, res, err)
+				continue
+			}
+			cs.Close()
+		}
+		if _, err := streamClient(t, base, kind, auth(is.token(t, "cy", "https://other.example.com/sse", "", time.Now().Add(time.Hour))), nil); err == nil {
+			t.Errorf("%s accepted a token for another resource", kind)
+		}
 	}
 	if _, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}}); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("WebSocket without a token: %v, want 401", err)

@@ -62,11 +62,22 @@ func (s *Server) streams() *MessageTransports {
 // SSEHandler returns the handler of the HTTP+SSE transport of 2024-11-05
 // (mount it at /sse), behind the same Host, Origin and token checks as
 // Handler.
-func (s *Server) SSEHandler() http.Handler { return s.protect(s.streams().SSE()) }
+func (s *Server) SSEHandler() http.Handler { return s.protectPath(s.streams().SSE(), SSEPath) }
 
 // WebSocketHandler returns the handler of the WebSocket transport (mount
 // it at /ws), behind the same Host, Origin and token checks as Handler.
-func (s *Server) WebSocketHandler() http.Handler { return s.protect(s.streams().WebSocket()) }
+func (s *Server) WebSocketHandler() http.Handler {
+	return s.protectPath(s.streams().WebSocket(), WebSocketPath)
+}
+
+// protectPath is protect for the endpoint at path: with auth, its
+// challenges name that endpoint's own resource metadata (streamauth.go).
+func (s *Server) protectPath(h http.Handler, path string) http.Handler {
+	if s.auth == nil || s.opts.devFrontKey != "" {
+		return s.protect(h)
+	}
+	return s.protectWith(h, s.auth.ForPath(path))
+}
 
 // mountStreams adds the message transports that are on to mux and returns
 // their paths.

@@ -31,8 +31,13 @@ func (r *runner) handler() http.Handler {
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
 	if r.gate != nil {
-		mcpH, sseH, wsH = r.gate.Wrap(mcpH), r.gate.Wrap(sseH), r.gate.Wrap(wsH)
+		// /sse and /ws are resources of their own, with their own
+		// metadata (see runtime.AuthGate.ForPath).
+		sseGate, wsGate := r.gate.ForPath(runtime.SSEPath), r.gate.ForPath(runtime.WebSocketPath)
+		mcpH, sseH, wsH = r.gate.Wrap(mcpH), sseGate.Wrap(sseH), wsGate.Wrap(wsH)
 		r.gate.Mount(mux)
+		sseGate.Mount(mux)
+		wsGate.Mount(mux)
 	}
 	mux.Handle("/mcp", r.guard(mcpH))
 	mux.Handle(runtime.SSEPath, r.guard(sseH))
