@@ -647,3 +647,32 @@ func TestStreamTransportsDrain(t *testing.T) {
 		t.Errorf("exit code %d after a drain", code)
 	}
 }
+
+// A WebSocket client that stops in the middle of a frame cannot hold its
+// connection: the pong to the server's ping cannot come, and the server
+// closes the connection.
+func TestWebSocketDropsAStalledSender(t *testing.T) {
+	t.Parallel()
+	base, log := serveStreams(t, testApp(newProbe()), runtime.WithStreamLimits(0, 0, 200*time.Millisecond, 200*time.Millisecond))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mcp\r\n\r\n", strings.TrimPrefix(base, "http://"))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("handshake: %v %v", err, resp)
+	}
+	// A masked text frame announcing 256 bytes, of which 10 are sent.
+	conn.Write([]byte{0x81, 0x80 | 126, 0x01, 0x00, 1, 2, 3, 4})
+	conn.Write([]byte("0123456789"))
+	// The server pings, gets no pong and closes: reading ends in EOF.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Fatalf("the server did not close the connection of a stalled sender: %v", err)
+	}
+	waitFor(t, "the log line", func() bool { return strings.Contains(log.String(), "did not answer a ping") })
+}
