@@ -80,8 +80,11 @@ func (s *Server) protectPath(h http.Handler, path string) http.Handler {
 }
 
 // mountStreams adds the message transports that are on to mux and returns
-// their paths.
+// their paths; none behind mcpgen dev's front.
 func (s *Server) mountStreams(mux *http.ServeMux, inflight func() func()) []string {
+	if s.opts.devFrontKey != "" {
+		return nil // mcpgen dev's front serves /sse and /ws itself
+	}
 	var paths []string
 	count := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
