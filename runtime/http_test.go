@@ -161,8 +161,8 @@ func TestHTTPMalformed(t *testing.T) {
 		t.Errorf("malformed JSON: %s %s, want a 4xx error", resp.Status, b)
 	}
 	resp = post(t, url, `{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`, h)
-	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "no/such/method") {
-		t.Errorf("unknown method: %s %s, want 400 naming the method", resp.Status, b)
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"code":-32601`) || !strings.Contains(string(b), "no/such/method") {
+		t.Errorf("unknown method: %s %s, want JSON-RPC error -32601 naming the method", resp.Status, b)
 	}
 	resp = post(t, url, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1","limit":2}}}`, h)
 	if b := readSSE(t, resp.Body); !strings.Contains(b, `C1-2`) {

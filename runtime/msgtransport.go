@@ -42,11 +42,6 @@ const (
 	DefaultStreamKeepAlive = 25 * time.Second
 )
 
-// CodeInsufficientScope is the JSON-RPC error code of a request, sent over
-// HTTP+SSE or WebSocket, for a tool, resource or prompt whose scopes the
-// caller's token lacks (over /mcp the same request is answered HTTP 403).
-const CodeInsufficientScope = -32003
-
 // MessageTransports serves one go-sdk server over the HTTP+SSE transport
 // of 2024-11-05 (SSE) and WebSocket (WebSocket). Put the Host, Origin and
 // token checks in front of both handlers, as in front of /mcp: a verified
@@ -75,17 +70,14 @@ type MessageTransportsConfig struct {
 	// WriteTimeout and KeepAlive: DefaultStreamWriteTimeout and
 	// DefaultStreamKeepAlive when 0.
 	WriteTimeout, KeepAlive time.Duration
-	// ScopesFor, when set, gives the scopes a tools/call, resources/read
-	// or prompts/get needs; they are checked on the request as the server
-	// dispatches it, against the token of the message that carried it.
-	ScopesFor ScopeFunc
 	// OnClose is called with a session's id when it ends.
 	OnClose func(id string)
 }
 
-// NewMessageTransports returns the transports for srv. With
-// cfg.ScopesFor it adds a receiving middleware to srv that checks scopes
-// for the sessions of these transports.
+// NewMessageTransports returns the transports for srv. Each request
+// reaches srv with the token and header of the HTTP request that carried
+// it (the upgrade, for a WebSocket) in its RequestExtra, so the checks
+// where calls are dispatched (scopes, rate limits) apply as over /mcp.
 func NewMessageTransports(srv *mcp.Server, cfg MessageTransportsConfig) *MessageTransports {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr(), nil))
@@ -105,52 +97,7 @@ func NewMessageTransports(srv *mcp.Server, cfg MessageTransportsConfig) *Message
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = DefaultStreamKeepAlive
 	}
-	t := &MessageTransports{srv: srv, cfg: cfg, open: map[string]*msgConn{}, callers: map[string]int{}}
-	if cfg.ScopesFor != nil {
-		srv.AddReceivingMiddleware(t.checkScopes)
-	}
-	return t
-}
-
-// checkScopes refuses a request of one of these transports' sessions for
-// a tool, resource or prompt whose scopes the token that carried it lacks.
-// It reads the name or URI from the params the server dispatches.
-func (t *MessageTransports) checkScopes(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		ss, _ := req.GetSession().(*mcp.ServerSession)
-		if ss == nil || t.lookup(ss.ID()) == nil {
-			return next(ctx, method, req)
-		}
-		var name, uri string
-		switch p := req.GetParams().(type) {
-		case *mcp.CallToolParamsRaw:
-			name = p.Name
-		case *mcp.CallToolParams:
-			name = p.Name
-		case *mcp.GetPromptParams:
-			name = p.Name
-		case *mcp.ReadResourceParams:
-			uri = p.URI
-		}
-		need := t.cfg.ScopesFor(method, name, uri)
-		if len(need) == 0 {
-			return next(ctx, method, req)
-		}
-		var id *Identity
-		if extra := req.GetExtra(); extra != nil {
-			id = IdentityOf(extra.TokenInfo)
-		}
-		if id == nil || !id.HasScopes(need...) {
-			sub := ""
-			if id != nil {
-				sub = id.Subject
-			}
-			t.cfg.Logger.Info("auth: insufficient scope", "sub", sub, "needs", need, "session", ss.ID())
-			return nil, &jsonrpc.Error{Code: CodeInsufficientScope,
-				Message: fmt.Sprintf("Forbidden: insufficient scope: %s needs the scopes %v; authorize again asking for them", method, need)}
-		}
-		return next(ctx, method, req)
-	}
+	return &MessageTransports{srv: srv, cfg: cfg, open: map[string]*msgConn{}, callers: map[string]int{}}
 }
 
 // Wait waits until no request of any open session is being handled, or

@@ -42,11 +42,15 @@ type Server struct {
 	handlerOnce sync.Once
 	handler     http.Handler
 
+	cardOnce sync.Once // card.go
+	card     []byte
+
 	mu    sync.Mutex
 	views map[string]View // by name
 
-	auth   *AuthGate   // nil when auth is off
-	limits *limiterSet // per-caller rate limits
+	auth     *AuthGate     // nil when auth is off
+	limits   *limiterSet   // per-caller rate limits
+	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
 	fast // fastpath.go
 
@@ -79,6 +83,8 @@ type options struct {
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
 	streams        streamOptions // streamserve.go
+
+	maxSessions, maxSessionsPerCaller int // sessions.go
 }
 
 // Option configures NewServer.
@@ -145,8 +151,10 @@ const DefaultClientRequestTimeout = 5 * time.Minute
 
 // WithSessionIdle closes HTTP sessions that receive no request for d
 // (DefaultSessionIdle when unset; a negative d keeps idle sessions forever).
-// A client that comes back after that gets 404 with JSON-RPC error -32001
-// and starts a new session.
+// A session is idle while no request of it is in progress and it has no
+// event stream open: a client listening for notifications on its GET
+// stream keeps its session. A client that comes back after that gets 404
+// with JSON-RPC error -32001 and starts a new session.
 func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessionIdle = d } }
 
 // WithClientRequestTimeout bounds how long a request to the client
@@ -197,6 +205,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	case o.sessionIdle < 0:
 		o.sessionIdle = 0 // the SDK's "never"
 	}
+	o.maxSessions = sessionBound(o.maxSessions, DefaultMaxSessions)
+	o.maxSessionsPerCaller = sessionBound(o.maxSessionsPerCaller, DefaultMaxSessionsPerCaller)
 	if o.askTimeout <= 0 {
 		o.askTimeout = DefaultClientRequestTimeout
 	}
@@ -248,6 +258,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	s.initFast(name, version) // fastpath.go
 	s.use(s.requestLog)       // reqlog.go
 	s.use(s.protocolErrors)   // wire.go
+	s.sessions = newSessionTable(o.maxSessions, o.maxSessionsPerCaller, o.sessionIdle, o.logger)
+	s.mcp.AddReceivingMiddleware(s.sessions.bindSessions) // sessions.go: only initialize
 
 	var errs errList
 	for _, v := range app.Views {
@@ -316,6 +328,7 @@ func (s *Server) newHandler() http.Handler {
 		versions: mcp.SupportedProtocolVersions(),
 		maxBody:  s.opts.maxBodyBytes,
 		asks:     s.asks,
+		table:    s.sessions,
 		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 			Stateless:           true,
 			Logger:              logger,
@@ -329,9 +342,10 @@ func (s *Server) newHandler() http.Handler {
 	}
 	if !s.opts.stateless {
 		hopts := &mcp.StreamableHTTPOptions{
-			Logger:                     logger,
-			MaxRequestBodyBytes:        s.opts.maxBodyBytes,
-			SessionTimeout:             s.opts.sessionIdle,
+			Logger:              logger,
+			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// No SessionTimeout: the session table closes idle sessions,
+			// counting open event streams as activity (sessions.go).
 			DisableLocalhostProtection: true,
 		}
 		if !s.opts.noEventStore {
@@ -344,7 +358,9 @@ func (s *Server) newHandler() http.Handler {
 		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
 	}
 	s.fastPath.next = e
-	return s.protect(s.fastPath) // fastpath.go: after auth, before the endpoint
+	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
+	return s.protect(h)
 }
 
 // protect puts the checks every MCP endpoint shares in front of h: Host

@@ -51,9 +51,6 @@ func (s *Server) streams() *MessageTransports {
 			WriteTimeout: o.writeTimeout, KeepAlive: o.keepAlive,
 			OnClose: func(id string) { s.asks.cancelSession(id, errSessionClosed) },
 		}
-		if s.auth != nil && s.auth.scopesFor != nil {
-			cfg.ScopesFor = s.auth.scopesFor
-		}
 		s.streamsT = NewMessageTransports(s.mcp, cfg)
 	})
 	return s.streamsT
@@ -80,22 +77,25 @@ func (s *Server) protectPath(h http.Handler, path string) http.Handler {
 }
 
 // mountStreams adds the message transports that are on to mux and returns
-// their paths; none behind mcpgen dev's front.
-func (s *Server) mountStreams(mux *http.ServeMux, inflight func() func()) []string {
+// their paths; none behind mcpgen dev's front. A message POSTed to /sse
+// passes gate like a POST to /mcp (refused once the drain has begun).
+func (s *Server) mountStreams(mux *http.ServeMux, gate *drainGate) []string {
 	if s.opts.devFrontKey != "" {
 		return nil // mcpgen dev's front serves /sse and /ws itself
 	}
 	var paths []string
-	count := func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	if !s.opts.streams.noSSE && !s.opts.stateless {
+		h := s.SSEHandler()
+		mux.HandleFunc(SSEPath, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				defer inflight()()
+				if !gate.enter() {
+					s.refuseDraining(w, r)
+					return
+				}
+				defer gate.leave()
 			}
 			h.ServeHTTP(w, r)
 		})
-	}
-	if !s.opts.streams.noSSE && !s.opts.stateless {
-		mux.Handle(SSEPath, count(s.SSEHandler()))
 		paths = append(paths, SSEPath)
 	}
 	if !s.opts.streams.noWebSocket {
@@ -105,12 +105,20 @@ func (s *Server) mountStreams(mux *http.ServeMux, inflight func() func()) []stri
 	return paths
 }
 
-// drainStreams waits until the requests of the open HTTP+SSE and WebSocket
-// sessions are answered, or ctx is done.
-func (s *Server) drainStreams(ctx context.Context) {
-	if s.streamsT != nil {
-		s.streamsT.Wait(ctx)
+// drainStreams returns a channel closed once finished is and the requests
+// of the open HTTP+SSE and WebSocket sessions are answered (or ctx is
+// done).
+func (s *Server) drainStreams(ctx context.Context, finished <-chan struct{}) <-chan struct{} {
+	if s.streamsT == nil {
+		return finished
 	}
+	done := make(chan struct{})
+	go func() {
+		<-finished
+		s.streamsT.Wait(ctx)
+		close(done)
+	}()
+	return done
 }
 
 // endStreams ends the open HTTP+SSE and WebSocket sessions and reports

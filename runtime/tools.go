@@ -168,6 +168,9 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 // (returns an error, panics, overruns its timeout, returns too much text),
 // the client gets a result it can show the model, and the server goes on.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if err := t.s.authorize(req, "tool "+t.def.Name, t.def.Scopes); err != nil {
+		return nil, err
+	}
 	if res := t.rateLimited(req); res != nil {
 		return res, nil
 	}

@@ -233,7 +233,10 @@ func start(c config, name string, args []string, profile string) (*server, error
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, name), "--addr", addr}, args...)
 	cmd := exec.Command("taskset", argv...)
-	cmd.Env = os.Environ()
+	// Every client of the harness has one address: the memory phase's
+	// idle sessions are many sessions of one caller, which mcpgen bounds
+	// by default (the other servers ignore the variable).
+	cmd.Env = append(os.Environ(), "MCPGEN_MAX_SESSIONS_PER_CALLER=0")
 	if profile != "" {
 		cmd.Env = append(cmd.Env, "BENCH_CPUPROFILE="+profile)
 	}

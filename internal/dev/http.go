@@ -23,10 +23,9 @@ import (
 func (r *runner) handler() http.Handler {
 	var mcpH http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.front.srv },
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	// A call on /sse or /ws is forwarded with its caller's identity like
+	// one on /mcp; the connector checks its scopes where it is dispatched.
 	cfg := runtime.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	if r.gate != nil {
-		cfg.ScopesFor = r.front.scopesFor
-	}
 	streams := runtime.NewMessageTransports(r.front.srv, cfg)
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
