@@ -427,7 +427,7 @@ func TestStreamTransportsBoundSlowAndManyClients(t *testing.T) {
 	// Closing one lets another in.
 	opened[0].Close()
 	opened = opened[1:]
-	waitFor(t, "a closed session to be forgotten", func() bool {
+	waitLong(t, "a closed session to be forgotten", func() bool {
 		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws", &websocket.DialOptions{Subprotocols: []string{"mcp"}})
 		if err == nil {
 			c.CloseNow()
@@ -564,7 +564,7 @@ func TestStreamTransportsAuth(t *testing.T) {
 
 	// A WebSocket opened with a token about to expire is closed, 1008, at
 	// its first message after the expiry.
-	soon := time.Now().Add(1500 * time.Millisecond)
+	soon := time.Now().Add(3 * time.Second)
 	c := dialWS(t, base, auth(is.token(t, "ann", aud, "notes:read", soon)))
 	time.Sleep(time.Until(soon) + 100*time.Millisecond)
 	c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
