@@ -64,8 +64,13 @@ type MessageTransportsConfig struct {
 	// MaxMessageBytes limits one message from a client (a POST body, a
 	// WebSocket frame); DefaultMaxBodyBytes when 0.
 	MaxMessageBytes int64
-	// MaxSessions and MaxSessionsPerCaller bound the open sessions
-	// (DefaultMaxStreamSessions, DefaultMaxStreamSessionsPerCaller when 0).
+	// Admit, when set, takes a new session's slot in a bound shared with
+	// other endpoints (a connector's --max-sessions): it returns how to give
+	// the slot back, or nil and the HTTP status and message of a refusal.
+	// Without it, MaxSessions and MaxSessionsPerCaller bound the sessions of
+	// these transports (DefaultMaxStreamSessions,
+	// DefaultMaxStreamSessionsPerCaller when 0).
+	Admit                             func(r *http.Request) (release func(), status int, msg string)
 	MaxSessions, MaxSessionsPerCaller int
 	// WriteTimeout and KeepAlive: DefaultStreamWriteTimeout and
 	// DefaultStreamKeepAlive when 0.
@@ -163,13 +168,28 @@ func (t *MessageTransports) admit(w http.ResponseWriter, r *http.Request, kind s
 	if ti != nil {
 		c.subject, c.expiry = ti.UserID, ti.Expiration
 	}
+	if t.cfg.Admit != nil {
+		release, status, msg := t.cfg.Admit(r)
+		if release == nil {
+			t.cfg.Logger.Warn("refused a session", "transport", kind, "caller", c.caller, "why", msg)
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, msg, status)
+			return nil
+		}
+		c.release = release
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
 	case t.draining:
+		if c.release != nil {
+			c.release()
+		}
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
 		return nil
+	case c.release != nil:
+		// The shared bound admitted it.
 	case t.callers[c.caller] >= t.cfg.MaxSessionsPerCaller:
 		t.cfg.Logger.Warn("refused a session: too many for one caller", "transport", kind, "caller", c.caller, "max", t.cfg.MaxSessionsPerCaller)
 		w.Header().Set("Retry-After", "5")
@@ -205,13 +225,17 @@ func (t *MessageTransports) end(c *msgConn, ss *mcp.ServerSession) {
 		ss.Close()
 	}
 	t.mu.Lock()
-	if _, ok := t.open[c.id]; ok {
+	_, open := t.open[c.id]
+	if open {
 		delete(t.open, c.id)
 		if t.callers[c.caller]--; t.callers[c.caller] <= 0 {
 			delete(t.callers, c.caller)
 		}
 	}
 	t.mu.Unlock()
+	if open && c.release != nil {
+		c.release()
+	}
 	if t.cfg.OnClose != nil {
 		t.cfg.OnClose(c.id)
 	}
@@ -249,6 +273,7 @@ type msgConn struct {
 	subject string    // the verified subject that opened it; "" without auth
 	expiry  time.Time // of the token that opened it; zero: none
 
+	release   func() // gives its slot back to cfg.Admit's bound
 	in        chan jsonrpc.Message
 	done      chan struct{}
 	closeOnce sync.Once

@@ -16,7 +16,6 @@ const (
 // (msgtransport.go).
 type streamOptions struct {
 	noSSE, noWebSocket      bool
-	maxSessions, perCaller  int
 	writeTimeout, keepAlive time.Duration
 }
 
@@ -29,16 +28,13 @@ func WithSSE(on bool) Option { return func(o *options) { o.streams.noSSE = !on }
 // default).
 func WithWebSocket(on bool) Option { return func(o *options) { o.streams.noWebSocket = !on } }
 
-// WithStreamLimits bounds the HTTP+SSE and WebSocket sessions open at once,
-// in all and per caller, how long one message to a client may take to
-// write and how often idle connections get a keep-alive. Zero keeps a
-// default (DefaultMaxStreamSessions, DefaultMaxStreamSessionsPerCaller,
-// DefaultStreamWriteTimeout, DefaultStreamKeepAlive).
-func WithStreamLimits(maxSessions, perCaller int, writeTimeout, keepAlive time.Duration) Option {
-	return func(o *options) {
-		o.streams.maxSessions, o.streams.perCaller = maxSessions, perCaller
-		o.streams.writeTimeout, o.streams.keepAlive = writeTimeout, keepAlive
-	}
+// WithStreamTimeouts sets how long one message to an HTTP+SSE or
+// WebSocket client may take to write (DefaultStreamWriteTimeout when 0)
+// and how often idle streams and sockets get a keep-alive
+// (DefaultStreamKeepAlive when 0). Their sessions count toward
+// WithMaxSessions with those of /mcp.
+func WithStreamTimeouts(writeTimeout, keepAlive time.Duration) Option {
+	return func(o *options) { o.streams.writeTimeout, o.streams.keepAlive = writeTimeout, keepAlive }
 }
 
 // streams returns the server's message transports, made on first use.
@@ -47,9 +43,17 @@ func (s *Server) streams() *MessageTransports {
 		o := s.opts.streams
 		cfg := MessageTransportsConfig{
 			Logger: s.logger, MaxMessageBytes: s.opts.maxBodyBytes,
-			MaxSessions: o.maxSessions, MaxSessionsPerCaller: o.perCaller,
 			WriteTimeout: o.writeTimeout, KeepAlive: o.keepAlive,
 			OnClose: func(id string) { s.asks.cancelSession(id, errSessionClosed) },
+			// A session on /sse or /ws takes a slot of --max-sessions and
+			// --max-sessions-per-caller like one on /mcp (sessions.go).
+			Admit: func(r *http.Request) (func(), int, string) {
+				e, no := s.sessions.reserve(sessionCaller(r))
+				if no != nil {
+					return nil, no.status, no.msg
+				}
+				return func() { s.sessions.settle(e) }, 0, ""
+			},
 		}
 		s.streamsT = NewMessageTransports(s.mcp, cfg)
 	})
