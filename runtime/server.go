@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/runtime/store"
 )
 
 // DefaultMaxResultChars is the default cap on the text of one tool result:
@@ -49,7 +50,7 @@ type Server struct {
 	views map[string]View // by name
 
 	auth     *AuthGate     // nil when auth is off
-	limits   *limiterSet   // per-caller rate limits
+	state    store.Store   // rate limits, resumption events, shared secrets
 	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
 	fast // fastpath.go
@@ -63,6 +64,7 @@ type options struct {
 	maxResultChars int
 	stateless      bool
 	eventStore     mcp.EventStore
+	state          store.Store
 	noEventStore   bool
 	instructions   string
 	openAI         bool
@@ -77,7 +79,7 @@ type options struct {
 	askTimeout     time.Duration
 	auth           *Auth            // auth.go
 	rateLimit      Rate             // ratelimit.go
-	now            func() time.Time // rate limits; time.Now when nil
+	now            func() time.Time // the memory state store; time.Now when nil
 	maxLineBytes   int
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
@@ -112,6 +114,13 @@ func WithEventStore(store mcp.EventStore) Option {
 	return func(o *options) { o.eventStore = store; o.noEventStore = store == nil }
 }
 
+// WithStore sets where the server keeps its state: rate-limit buckets, the
+// events kept for resumption (unless WithEventStore says otherwise) and
+// the key that signs requestState (unless WithStateKey gives one). The
+// default is an in-memory store of its own (store.NewMemory). The server
+// does not close it.
+func WithStore(st store.Store) Option { return func(o *options) { o.state = st } }
+
 // WithInstructions sets the server instructions sent to clients at
 // initialization, overriding App.Instructions.
 func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
@@ -137,8 +146,10 @@ func WithAllowedOrigins(origins ...string) Option {
 func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
 
 // WithStateKey sets the secret that signs the requestState of tool calls
-// that ask the client questions under MCP 2026-07-28 (a random key per
-// process by default). Replicas behind one load balancer need the same key.
+// that ask the client questions under MCP 2026-07-28. By default it is a
+// random key kept in the state store (see WithStore): one per process with
+// the in-memory store, one for every replica sharing a store. Replicas
+// behind one load balancer need the same key.
 func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
 
 // DefaultSessionIdle is how long an HTTP session may go without a request
@@ -227,10 +238,17 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		views:       make(map[string]View),
 		stateKey:    o.stateKey,
 		asks:        newAskRegistry(),
+		state:       o.state,
+	}
+	if s.state == nil {
+		s.state = store.NewMemory(store.MemoryOptions{Now: o.now})
 	}
 	if s.stateKey == nil {
-		s.stateKey = make([]byte, 32)
-		rand.Read(s.stateKey)
+		key, err := s.state.Secrets().Key(context.Background(), stateKeyName, stateKeySize)
+		if err != nil {
+			return nil, fmt.Errorf("the key that signs requestState: %w", err)
+		}
+		s.stateKey = key
 	}
 	sopts := &mcp.ServerOptions{
 		Instructions: o.instructions,
@@ -293,7 +311,6 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if err := s.setupAuth(); err != nil {
 		return nil, err
 	}
-	s.limits = newLimiterSet(o.now)
 	return s, nil
 }
 
@@ -351,7 +368,7 @@ func (s *Server) newHandler() http.Handler {
 		if !s.opts.noEventStore {
 			hopts.EventStore = s.opts.eventStore
 			if hopts.EventStore == nil {
-				hopts.EventStore = NewEventStore(0, 0)
+				hopts.EventStore = s.state.Events()
 			}
 		}
 		hopts.EventStore = s.fastPath.hookEvents(hopts.EventStore) // fastpath.go
