@@ -129,6 +129,8 @@ type AuthGate struct {
 	scopesFor    ScopeFunc
 	declared     func() []string
 	sdk          func(http.Handler) http.Handler
+	public       string // the public URL (ForPath, streamauth.go)
+	sub          bool   // made by ForPath: Mount serves its metadata only
 }
 
 // ScopeFunc returns the scopes one JSON-RPC request needs beyond the
@@ -162,7 +164,7 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		return nil, errors.New("mcpgen runtime: auth needs the connector's public URL, which names the protected resource (--public-url, such as https://mcp.example.com)")
 	}
 	g := &AuthGate{issuer: a.Issuer, scopes: a.Scopes, verify: a.Verifier, logger: cfg.Logger, name: cfg.Name,
-		maxBody: cfg.MaxBody, scopesFor: cfg.ScopesFor, declared: cfg.Declared}
+		maxBody: cfg.MaxBody, scopesFor: cfg.ScopesFor, declared: cfg.Declared, public: cfg.PublicURL}
 	if g.logger == nil {
 		g.logger = slog.New(slog.NewTextHandler(stderr(), nil))
 	}
@@ -181,6 +183,7 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 			IntrospectionURL: a.IntrospectionURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret,
 			IntrospectionLimit:       oauth.Limit(a.IntrospectionLimit),
 			IntrospectionCallerLimit: oauth.Limit(a.IntrospectionCallerLimit),
+			MoreAudiences:            streamAudiences(a.Audience, cfg.PublicURL), // streamauth.go
 		})
 		if err != nil {
 			return nil, fmt.Errorf("mcpgen runtime: %v", err)
@@ -315,6 +318,7 @@ func (s *Server) declaredScopes() []string {
 func (s *Server) MountAuth(mux *http.ServeMux) {
 	if s.auth != nil {
 		s.auth.Mount(mux)
+		s.mountStreamAuth(mux) // streamauth.go
 	}
 }
 
@@ -329,6 +333,10 @@ func (g *AuthGate) Mount(mux *http.ServeMux) {
 		// made per request.
 		auth.ProtectedResourceMetadataHandler(g.Metadata()).ServeHTTP(w, r)
 	})
+	if g.sub {
+		mux.Handle(g.metadataPath, h)
+		return
+	}
 	mux.Handle("/.well-known/oauth-protected-resource", h)
 	mux.Handle(g.metadataPath, h)
 	g.logger.Info("auth: bearer tokens required", "issuer", g.issuer, "resource", g.resource, "metadata", g.metadataURL)

@@ -70,8 +70,11 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	// Sessions, questions to clients, stdio input (protoflags.go).
 	proto := protocolFlags(cl)
 
+	// HTTP+SSE and WebSocket (streamserve.go).
+	streams := streamFlags(cl)
+
 	cl.fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
+		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp (also HTTP+SSE at /sse, WebSocket at /ws)\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
 		cl.fs.PrintDefaults()
 	}
 	if err := cl.Parse(args); err != nil {
@@ -121,6 +124,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	flagOpts := []Option{WithLogger(logger), WithStateless(*stateless)}
 	flagOpts = append(flagOpts, depOpts...)
 	flagOpts = append(flagOpts, proto.options()...)
+	flagOpts = append(flagOpts, streams()...)
 	opts = append(flagOpts, opts...)
 	s, err := NewServer(app, opts...)
 	if err != nil {

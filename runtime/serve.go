@@ -71,6 +71,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		defer done()
 		h.ServeHTTP(sw, sr)
 	})
+	also := s.mountStreams(mux, &gate) // streamserve.go: /sse, /ws
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -96,6 +97,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	} else {
 		fmt.Fprintln(stderr, serving)
 	}
+	if len(also) > 0 {
+		s.logger.Info("also serving", "paths", strings.Join(also, " "))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -120,6 +124,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	s.logger.Info("draining", "drain", drain)
 	deadline := time.NewTimer(drain)
 	defer deadline.Stop()
+	dctx, dcancel := context.WithTimeout(context.Background(), drain)
+	defer dcancel()
+	finished = s.drainStreams(dctx, finished) // streamserve.go: then the calls on /sse and /ws
 	cut := false
 	select {
 	case <-finished:
@@ -127,7 +134,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
 		cut = true
 	}
-	n := streams.endAll(streamRetry)
+	n := streams.endAll(streamRetry) + s.endStreams()
 	if cut {
 		// The retry fields went out in endAll; nothing is left to wait for.
 		srv.Close()

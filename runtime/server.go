@@ -54,6 +54,9 @@ type Server struct {
 	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
 	fast // fastpath.go
+
+	streamsOnce sync.Once
+	streamsT    *MessageTransports // HTTP+SSE and WebSocket (streamserve.go)
 }
 
 type options struct {
@@ -81,6 +84,7 @@ type options struct {
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
+	streams        streamOptions // streamserve.go
 
 	maxSessions, maxSessionsPerCaller int // sessions.go
 }
@@ -373,11 +377,21 @@ func (s *Server) newHandler() http.Handler {
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
 	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
+	return s.protect(h)
+}
+
+// protect puts the checks every MCP endpoint shares in front of h: Host
+// and Origin, then the token (or mcpgen dev's front key), with the
+// client's address for per-caller limits.
+func (s *Server) protect(h http.Handler) http.Handler { return s.protectWith(h, s.auth) }
+
+// protectWith is protect with the auth gate g (nil: none).
+func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
 	switch {
 	case s.opts.devFrontKey != "":
 		h = s.devFront(h)
-	case s.auth != nil:
-		h = s.auth.Wrap(h)
+	case g != nil:
+		h = g.Wrap(h)
 	}
 	h = callerAddr(h)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}

@@ -7,6 +7,7 @@ require github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000
 require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/chromedp/chromedp v0.23.0 // indirect
+	github.com/coder/websocket v1.8.14 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/dave/jennifer v1.7.1 // indirect
 	github.com/evanw/esbuild v0.28.2 // indirect

@@ -54,6 +54,10 @@ type Config struct {
 	// identifier (its public URL + "/mcp"), or the API identifier some
 	// providers put there instead. A trailing slash is tolerated.
 	Audience string
+	// MoreAudiences are other resource identifiers of the same connector
+	// whose tokens are accepted too (its /sse and /ws endpoints, which
+	// clients that discover auth from them name as the resource).
+	MoreAudiences []string
 	// JWKSURL sets the key set's address and skips looking it up in the
 	// issuer's metadata.
 	JWKSURL string

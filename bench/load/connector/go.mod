@@ -5,6 +5,7 @@ go 1.26.0
 require github.com/mcpgen/mcpgen v0.0.0
 
 require (
+	github.com/coder/websocket v1.8.14 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
