@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 )
 
 // DefaultMaxResultChars is the default cap on the text of one tool result:
@@ -48,6 +50,8 @@ type Server struct {
 	auth   *AuthGate   // nil when auth is off
 	limits *limiterSet // per-caller rate limits
 
+	tel *telemetry.Telemetry // nil when off; observe.go
+
 	fast // fastpath.go
 }
 
@@ -75,6 +79,7 @@ type options struct {
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
+	telemetry      *telemetry.Telemetry // observe.go
 }
 
 // Option configures NewServer.
@@ -278,6 +283,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.limits = newLimiterSet(o.now)
+	if err := s.observe(); err != nil { // observe.go
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -169,6 +169,7 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 // the client gets a result it can show the model, and the server goes on.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if res := t.rateLimited(req); res != nil {
+		t.s.tel.RateLimited(ctx, t.def.Name) // observe.go
 		return res, nil
 	}
 	args, err := t.validate(req.Params.Arguments)
