@@ -43,7 +43,7 @@ func tracedApp() *runtime.App {
 			{
 				Name: "limited", Description: "Once an hour.", InputSchema: emptyInput, Result: runtime.ResultText,
 				RateLimit: runtime.Rate{N: 1, Per: time.Hour}, NeverAsks: true,
-				Handler:   noInput(func(ctx context.Context) (any, error) { return "ok", nil }),
+				Handler: noInput(func(ctx context.Context) (any, error) { return "ok", nil }),
 			},
 		},
 	}
