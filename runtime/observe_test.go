@@ -146,9 +146,9 @@ func TestTelemetrySpans(t *testing.T) {
 			if _, ok := attrs["error.type"]; ok {
 				t.Errorf("error.type on a call that succeeded: %v", attrs)
 			}
-			n := counter(t, reader, "mcpgen.server.requests", map[string]string{"gen_ai.tool.name": "lookup", "mcpgen.outcome": "ok"})
+			n := counter(t, reader, "mcp.server.operation.duration", map[string]string{"gen_ai.tool.name": "lookup", "mcpgen.outcome": "ok"})
 			if n != 1 {
-				t.Errorf("mcpgen.server.requests{lookup, ok} = %d, want 1", n)
+				t.Errorf("requests{lookup, ok} = %d, want 1", n)
 			}
 		})
 	}
@@ -171,13 +171,13 @@ func TestTelemetryOutcomes(t *testing.T) {
 	if n := counter(t, reader, "mcpgen.server.rate_limited", map[string]string{"gen_ai.tool.name": "limited"}); n != 1 {
 		t.Errorf("mcpgen.server.rate_limited{limited} = %d, want 1", n)
 	}
-	if n := counter(t, reader, "mcpgen.server.requests", map[string]string{"gen_ai.tool.name": "limited", "mcpgen.outcome": "tool_error"}); n != 1 {
-		t.Errorf("mcpgen.server.requests{limited, tool_error} = %d, want 1", n)
+	if n := counter(t, reader, "mcp.server.operation.duration", map[string]string{"gen_ai.tool.name": "limited", "mcpgen.outcome": "tool_error"}); n != 1 {
+		t.Errorf("requests{limited, tool_error} = %d, want 1", n)
 	}
-	if n := counter(t, reader, "mcpgen.server.requests", map[string]string{"gen_ai.tool.name": "_OTHER", "mcpgen.outcome": "error"}); n != 1 {
-		t.Errorf("mcpgen.server.requests{_OTHER, error} = %d, want 1", n)
+	if n := counter(t, reader, "mcp.server.operation.duration", map[string]string{"gen_ai.tool.name": "_OTHER", "mcpgen.outcome": "error"}); n != 1 {
+		t.Errorf("requests{_OTHER, error} = %d, want 1", n)
 	}
-	if n := counter(t, reader, "mcpgen.server.requests", map[string]string{"gen_ai.tool.name": "no_such_tool"}); n != 0 {
+	if n := counter(t, reader, "mcp.server.operation.duration", map[string]string{"gen_ai.tool.name": "no_such_tool"}); n != 0 {
 		t.Errorf("an unknown tool's name is a metric label")
 	}
 	var limited, unknown sdktrace.ReadOnlySpan
@@ -253,7 +253,7 @@ func attrMap(kvs []attribute.KeyValue) map[string]string {
 }
 
 // counter sums the points of the counter name whose attributes include
-// want.
+// want; for a histogram, their counts.
 func counter(t *testing.T, reader *sdkmetric.ManualReader, name string, want map[string]string) int64 {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
@@ -266,18 +266,31 @@ func counter(t *testing.T, reader *sdkmetric.ManualReader, name string, want map
 			if m.Name != name {
 				continue
 			}
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if !ok {
+			type point struct {
+				attrs attribute.Set
+				n     int64
+			}
+			var points []point
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					points = append(points, point{p.Attributes, p.Value})
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					points = append(points, point{p.Attributes, int64(p.Count)})
+				}
+			default:
 				t.Fatalf("%s is %T", name, m.Data)
 			}
 		points:
-			for _, p := range sum.DataPoints {
+			for _, p := range points {
 				for k, v := range want {
-					if got, _ := p.Attributes.Value(attribute.Key(k)); !strings.EqualFold(got.Emit(), v) {
+					if got, _ := p.attrs.Value(attribute.Key(k)); !strings.EqualFold(got.Emit(), v) {
 						continue points
 					}
 				}
-				n += p.Value
+				n += p.n
 			}
 		}
 	}

@@ -220,19 +220,19 @@ func TestTelemetryBuiltConnector(t *testing.T) {
 		}
 		for ctx.Err() == nil {
 			recv.mu.Lock()
-			got := metrics["mcp.server.operation.duration"] && metrics["mcpgen.server.requests"]
+			got := metrics["mcp.server.operation.duration"] && metrics["mcpgen.server.result.size"]
 			recv.mu.Unlock()
 			if got {
 				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		t.Errorf("OTLP metrics received: %v; want mcp.server.operation.duration and mcpgen.server.requests", metrics)
+		t.Errorf("OTLP metrics received: %v; want mcp.server.operation.duration and mcpgen.server.result.size", metrics)
 	})
 
 	t.Run("prometheus", func(t *testing.T) {
 		api := startPrometheus(t, promBin, metricsAddr)
-		query := `sum(mcpgen_server_requests_total{gen_ai_tool_name="lookup",mcpgen_outcome="ok"})`
+		query := `sum(mcp_server_operation_duration_seconds_count{gen_ai_tool_name="lookup",mcpgen_outcome="ok"})`
 		var last string
 		for ctx.Err() == nil {
 			v, err := promQuery(ctx, api, query)

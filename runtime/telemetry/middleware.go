@@ -159,7 +159,6 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		})
 		opt := metric.WithAttributeSet(set)
 		t.duration.Record(ctx, time.Since(start).Seconds(), opt)
-		t.requests.Add(ctx, 1, opt)
 		if n, ok := resultSize(res); ok && err == nil {
 			t.resultSize.Record(ctx, n, opt)
 		}
@@ -235,11 +234,12 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 	if d.transport == "tcp" {
 		attrs = append(attrs, keyProtocolName.String("http"))
 	}
-	return t.tracer.Start(parent, name,
-		trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithTimestamp(start),
-		trace.WithAttributes(attrs...),
-		trace.WithLinks(links...))
+	if links != nil {
+		return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+			trace.WithAttributes(attrs...), trace.WithLinks(links...))
+	}
+	return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+		trace.WithAttributes(attrs...))
 }
 
 // Sending is sending middleware for a go-sdk server: each request the

@@ -49,7 +49,6 @@ type Telemetry struct {
 	propagator propagation.TextMapPropagator
 
 	duration       metric.Float64Histogram   // mcp.server.operation.duration
-	requests       metric.Int64Counter       // mcpgen.server.requests
 	resultSize     metric.Int64Histogram     // mcpgen.server.result.size
 	rateLimited    metric.Int64Counter       // mcpgen.server.rate_limited
 	clientDuration metric.Float64Histogram   // mcp.client.operation.duration
@@ -93,13 +92,10 @@ func New(p Providers) (*Telemetry, error) {
 	var err error
 	if t.duration, err = m.Float64Histogram("mcp.server.operation.duration",
 		metric.WithUnit("s"),
+		// Its count is the number of requests, by method, tool and
+		// outcome (mcpgen.outcome: ok, tool_error, error, cancelled).
 		metric.WithDescription("MCP request duration as observed on the receiver from the time it was received until the result or ack is sent."),
 		metric.WithExplicitBucketBoundaries(durationBounds...)); err != nil {
-		return nil, err
-	}
-	if t.requests, err = m.Int64Counter("mcpgen.server.requests",
-		metric.WithUnit("{request}"),
-		metric.WithDescription("JSON-RPC requests served, by method, tool and outcome (ok, tool_error, error, cancelled).")); err != nil {
 		return nil, err
 	}
 	if t.resultSize, err = m.Int64Histogram("mcpgen.server.result.size",
