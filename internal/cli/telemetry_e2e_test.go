@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -235,14 +236,52 @@ func TestTelemetryBuiltConnector(t *testing.T) {
 		query := `sum(mcp_server_operation_duration_seconds_count{gen_ai_tool_name="lookup",mcpgen_outcome="ok"})`
 		var last string
 		for ctx.Err() == nil {
-			v, err := promQuery(ctx, api, query)
-			if err == nil && v == fmt.Sprint(calls) {
-				return
+			vs, err := promQuery(ctx, api, query)
+			if err == nil && len(vs) == 1 && vs[0] == fmt.Sprint(calls) {
+				break
 			}
-			last = fmt.Sprintf("%q %v", v, err)
+			last = fmt.Sprintf("%q %v", vs, err)
 			time.Sleep(200 * time.Millisecond)
 		}
-		t.Fatalf("Prometheus: %s = %s, want %d", query, last, calls)
+		if ctx.Err() != nil {
+			t.Fatalf("Prometheus: %s = %s, want %d", query, last, calls)
+		}
+
+		// Every query of the Grafana dashboard in docs/ is valid PromQL
+		// over these metrics, and those about calls made have answers.
+		b, err := os.ReadFile(filepath.Join(testenv.Root(), "docs", "grafana", "mcpgen-connector.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dash struct {
+			Panels []struct {
+				ID      int
+				Title   string
+				Targets []struct{ Expr string }
+			}
+		}
+		if err := json.Unmarshal(b, &dash); err != nil {
+			t.Fatal(err)
+		}
+		answered := map[int]bool{1: true, 2: true, 4: true, 7: true} // panels about what happened here
+		for _, p := range dash.Panels {
+			for _, tg := range p.Targets {
+				expr := strings.NewReplacer("$__rate_interval", "1m", "$job", ".+").Replace(tg.Expr)
+				for {
+					vs, err := promQuery(ctx, api, expr)
+					if err != nil {
+						t.Fatalf("dashboard panel %q: %s: %v", p.Title, expr, err)
+					}
+					if len(vs) > 0 || !answered[p.ID] {
+						break
+					}
+					if ctx.Err() != nil {
+						t.Fatalf("dashboard panel %q: %s has no answer", p.Title, expr)
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
+		}
 	})
 }
 
@@ -281,13 +320,13 @@ func startPrometheus(t *testing.T, bin, target string) string {
 	return fmt.Sprintf("http://127.0.0.1:%d", port)
 }
 
-// promQuery asks Prometheus's HTTP API for an instant vector with one
-// sample and returns its value.
-func promQuery(ctx context.Context, api, query string) (string, error) {
+// promQuery asks Prometheus's HTTP API for an instant vector and returns
+// the values of its samples.
+func promQuery(ctx context.Context, api, query string) ([]string, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, api+"/api/v1/query?query="+url.QueryEscape(query), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	var out struct {
@@ -300,14 +339,15 @@ func promQuery(ctx context.Context, api, query string) (string, error) {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return "", err
+		return nil, err
 	}
 	if out.Status != "success" {
-		return "", fmt.Errorf("%s: %s", out.Status, out.Error)
+		return nil, fmt.Errorf("%s: %s", out.Status, out.Error)
 	}
-	if len(out.Data.Result) != 1 {
-		return "", fmt.Errorf("%d samples", len(out.Data.Result))
+	var vs []string
+	for _, r := range out.Data.Result {
+		v, _ := r.Value[1].(string)
+		vs = append(vs, v)
 	}
-	v, _ := out.Data.Result[0].Value[1].(string)
-	return v, nil
+	return vs, nil
 }

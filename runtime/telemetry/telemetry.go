@@ -120,6 +120,7 @@ func New(p Providers) (*Telemetry, error) {
 		metric.WithDescription("Open standalone event streams (HTTP GET, subscriptions/listen).")); err != nil {
 		return nil, err
 	}
+	t.streams.Add(context.Background(), 0) // a series from the start: dashboards show 0, not "no data"
 	return t, nil
 }
 
