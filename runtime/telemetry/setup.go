@@ -12,8 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -29,9 +27,8 @@ type Config struct {
 	ServiceName, ServiceVersion string
 	// Prometheus asks for metrics in Prometheus text (MetricsHandler).
 	Prometheus bool
-	// LookupEnv reads the environment (os.LookupEnv when nil). The OTLP
-	// exporters read their own settings (OTEL_EXPORTER_OTLP_HEADERS ...)
-	// from the process's environment.
+	// LookupEnv reads the environment (os.LookupEnv when nil). The
+	// sampler and the batching read theirs from the process's environment.
 	LookupEnv func(string) (string, bool)
 	// Logger gets the errors of exporting (a collector that cannot be
 	// reached ...); slog.Default() when nil.
@@ -44,9 +41,10 @@ type Config struct {
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is
 // set, and likewise for metrics (OTEL_METRICS_EXPORTER,
 // OTEL_EXPORTER_OTLP_METRICS_ENDPOINT); OTEL_SDK_DISABLED=true turns OTLP
-// off. The exporters, the sampler (OTEL_TRACES_SAMPLER), the batching
-// (OTEL_BSP_*) and the export interval (OTEL_METRIC_EXPORT_INTERVAL) read
-// their standard variables. Setup makes its providers and the W3C
+// off. The exporters read OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
+// _COMPRESSION and _CERTIFICATE (each also per signal); the sampler
+// (OTEL_TRACES_SAMPLER), the batching (OTEL_BSP_*) and the export interval
+// (OTEL_METRIC_EXPORT_INTERVAL) read their standard variables. Setup makes its providers and the W3C
 // propagators OpenTelemetry's global ones, so that a handler's
 // otel.Tracer(...) spans nest under the request's span.
 func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
@@ -89,22 +87,22 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		handler  http.Handler
 	)
 	if traces {
-		exp, err := otlptracehttp.New(ctx)
+		c, err := newOTLPClient(get, "traces")
 		if err != nil {
-			return nil, errors.New(errExporter("traces", err))
+			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c}), sdktrace.WithResource(res))
 		p.Tracer = tp
 		shutdown = append(shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)
 	}
 	var readers []sdkmetric.Option
 	if metrics {
-		exp, err := otlpmetrichttp.New(ctx)
+		c, err := newOTLPClient(get, "metrics")
 		if err != nil {
-			return nil, errors.New(errExporter("metrics", err))
+			return nil, err
 		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&metricExporter{c})))
 	}
 	if cfg.Prometheus {
 		reg := prometheus.NewRegistry()
