@@ -121,10 +121,10 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		return 2
 	}
 
-	tel, metricsLn, err := obs.setup(ctx, app, logger)
+	tel, metricsLn, code, err := obs.setup(ctx, app, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return 2
+		return code
 	}
 	defer endTelemetry(tel, logger)
 	if metricsLn != nil {

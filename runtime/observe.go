@@ -61,8 +61,10 @@ func declareObserveFlags(c *cmdline) *observeFlags {
 }
 
 // setup returns the telemetry the flags and the OTEL_* variables ask for
-// (nil for none) and the listener of --metrics-addr (nil without it).
-func (f *observeFlags) setup(ctx context.Context, app *App, logger *slog.Logger) (*telemetry.Telemetry, net.Listener, error) {
+// (nil for none) and the listener of --metrics-addr (nil without it), or
+// the exit code and error: 2 for a setting it cannot use, 1 when it
+// cannot listen.
+func (f *observeFlags) setup(ctx context.Context, app *App, logger *slog.Logger) (*telemetry.Telemetry, net.Listener, int, error) {
 	t, err := telemetry.Setup(ctx, telemetry.Config{
 		ServiceName:    orDefault(app.Name, "connector"),
 		ServiceVersion: appVersion(app),
@@ -70,15 +72,18 @@ func (f *observeFlags) setup(ctx context.Context, app *App, logger *slog.Logger)
 		LookupEnv:      f.lookup,
 		Logger:         logger,
 	})
-	if err != nil || *f.metricsAddr == "" {
-		return t, nil, err
+	if err != nil {
+		return nil, nil, 2, err
+	}
+	if *f.metricsAddr == "" {
+		return t, nil, 0, nil
 	}
 	ln, err := net.Listen("tcp", *f.metricsAddr)
 	if err != nil {
 		t.Shutdown(ctx)
-		return nil, nil, fmt.Errorf("cannot listen on --metrics-addr %s: %v", *f.metricsAddr, err)
+		return nil, nil, 1, fmt.Errorf("cannot listen on --metrics-addr %s: %v", *f.metricsAddr, err)
 	}
-	return t, ln, nil
+	return t, ln, 0, nil
 }
 
 // serveMetrics serves GET /metrics on ln until ctx is done; the line it

@@ -2,6 +2,9 @@ package runtime_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -295,4 +298,38 @@ func counter(t *testing.T, reader *sdkmetric.ManualReader, name string, want map
 		}
 	}
 	return n
+}
+
+// TestRunTelemetryFlags checks the binary's telemetry settings: a value
+// it cannot export is a usage error naming the variable, and
+// --metrics-addr serves Prometheus text on its own listener.
+func TestRunTelemetryFlags(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) runtime.Option {
+		return runtime.WithEnv(func(k string) (string, bool) { v, ok := m[k]; return v, ok })
+	}
+	var stderr strings.Builder
+	code := runtime.Run(context.Background(), tracedApp(), []string{"--addr", "127.0.0.1:0"}, nil, io.Discard, &stderr,
+		env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}))
+	if code != 2 || !strings.Contains(stderr.String(), "OTEL_EXPORTER_OTLP_PROTOCOL") {
+		t.Errorf("grpc: exit %d, %q; want 2 naming the variable", code, stderr.String())
+	}
+
+	_, out, _, _ := startRun(t, tracedApp(), []string{"--addr", "127.0.0.1:0"}, map[string]string{"MCPGEN_METRICS_ADDR": "127.0.0.1:0"})
+	m := regexp.MustCompile(`serving metrics at (http://\S+/metrics)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no metrics line in %q", out.String())
+	}
+	url := m[1]
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"mcpgen_server_sessions", "mcpgen_server_streams", `service_name="traced"`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics has no %s:\n%s", want, body)
+		}
+	}
 }
