@@ -354,7 +354,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		}
 		return f.otherResponse(req.ID, res, stateless)
 	}
-	if f.s.tel != nil {
+	if f.s.tel.Tracing() {
 		ctx = telemetry.WithRequestID(ctx, req.ID) // observe.go
 	}
 	if !resumable {

@@ -15,10 +15,12 @@ import (
 )
 
 // BenchmarkTelemetry measures what telemetry costs the server per
-// tools/call: the same 2026-07-28 call carrying a sampled traceparent in
-// its _meta, served by the HTTP handler (the fast path) with no client
-// or network in the loop, with telemetry off (no WithTelemetry) and on
-// (every call a recorded span, batched to an exporter, and its metrics).
+// tools/call: the same 2026-07-28 call served by the HTTP handler (the
+// fast path) with no client or network in the loop, with telemetry off
+// (no WithTelemetry); with metrics only; with every call a recorded span
+// (the caller's traceparent in _meta is sampled) batched to an exporter
+// that drops it, and metrics; and with one call in ten traced (no
+// traceparent, a ratio sampler).
 //
 //	go test -run '^$' -bench Telemetry -benchmem ./runtime/
 func BenchmarkTelemetry(b *testing.B) {
@@ -29,37 +31,45 @@ func BenchmarkTelemetry(b *testing.B) {
 		a.Views = nil
 		return a
 	}
-	b.Run("off", func(b *testing.B) {
-		benchStatelessCall(b, app())
-	})
-	b.Run("on", func(b *testing.B) {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-		defer tp.Shutdown(context.Background())
+	on := func(b *testing.B, body string, sampler sdktrace.Sampler, traces bool) {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		defer mp.Shutdown(context.Background())
-		tel, err := telemetry.New(telemetry.Providers{Tracer: tp, Meter: mp})
+		p := telemetry.Providers{Meter: mp}
+		if traces {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()), sdktrace.WithSampler(sampler))
+			defer tp.Shutdown(context.Background())
+			p.Tracer = tp
+		}
+		tel, err := telemetry.New(p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchStatelessCall(b, app(), runtime.WithTelemetry(tel))
+		benchStatelessCall(b, app(), body, runtime.WithTelemetry(tel))
+	}
+	b.Run("off", func(b *testing.B) { benchStatelessCall(b, app(), statelessCall) })
+	b.Run("metrics", func(b *testing.B) { on(b, statelessCall, nil, false) })
+	b.Run("traced", func(b *testing.B) { on(b, statelessCall, sdktrace.ParentBased(sdktrace.AlwaysSample()), true) })
+	b.Run("sampled10", func(b *testing.B) {
+		on(b, strings.Replace(statelessCall, tracedMeta, "", 1), sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1)), true)
 	})
 }
+
+const tracedMeta = `,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"`
 
 // statelessCall is a 2026-07-28 tools/call of find_orders whose caller
 // sent its trace context.
 const statelessCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C42"},` +
 	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
-	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
-	`"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}`
+	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}` + tracedMeta + `}}}`
 
-func benchStatelessCall(b *testing.B, app *runtime.App, opts ...runtime.Option) {
+func benchStatelessCall(b *testing.B, app *runtime.App, body string, opts ...runtime.Option) {
 	s, err := runtime.NewServer(app, append([]runtime.Option{runtime.WithLogger(quietLogger(nil))}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
 	h := s.Handler()
 	serve := func() *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/mcp", strings.NewReader(statelessCall))
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/mcp", strings.NewReader(body))
 		req.Header["Content-Type"] = []string{"application/json"}
 		req.Header["Accept"] = []string{"application/json, text/event-stream"}
 		req.Header["Mcp-Protocol-Version"] = []string{"2026-07-28"}

@@ -58,6 +58,9 @@ var knownMethods = map[string]bool{
 	"tasks/result": true, "elicitation/create": true, "sampling/createMessage": true, "roots/list": true,
 }
 
+// serverSpan is the option of every request span's kind, made once.
+var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
+
 // supportedVersions are the protocol versions that keep their name in
 // metrics.
 var supportedVersions = mcp.SupportedProtocolVersions()
@@ -69,12 +72,15 @@ func (t *Telemetry) SetNames(tools, prompts []string) {
 		return
 	}
 	t.tools = make(map[string]bool, len(tools))
+	t.spanNames = make(map[string]string, len(tools)+len(prompts))
 	for _, n := range tools {
 		t.tools[n] = true
+		t.spanNames["t"+n] = "tools/call " + n
 	}
 	t.prompts = make(map[string]bool, len(prompts))
 	for _, n := range prompts {
 		t.prompts[n] = true
+		t.spanNames["p"+n] = "prompts/get " + n
 	}
 }
 
@@ -204,13 +210,13 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 	switch {
 	case d.tool != "":
 		attrs = append(attrs, keyToolName.String(d.tool), keyOperationName.String("execute_tool"))
-		if t.tools[d.tool] {
-			name += " " + d.tool
+		if n, ok := t.spanNames["t"+d.tool]; ok && d.method == "tools/call" {
+			name = n
 		}
 	case d.prompt != "":
 		attrs = append(attrs, keyPromptName.String(d.prompt))
-		if t.prompts[d.prompt] {
-			name += " " + d.prompt
+		if n, ok := t.spanNames["p"+d.prompt]; ok && d.method == "prompts/get" {
+			name = n
 		}
 	case d.uri != "":
 		attrs = append(attrs, keyResourceURI.String(d.uri))
@@ -238,8 +244,7 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 		return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
 			trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	}
-	return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
-		trace.WithAttributes(attrs...))
+	return t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 }
 
 // Sending is sending middleware for a go-sdk server: each request the

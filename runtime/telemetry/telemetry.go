@@ -55,7 +55,8 @@ type Telemetry struct {
 	streams        metric.Int64UpDownCounter // mcpgen.server.streams
 	meter          metric.Meter
 	attrSets       attrCache
-	tools, prompts map[string]bool // SetNames
+	tools, prompts map[string]bool   // SetNames
+	spanNames      map[string]string // "t"+tool, "p"+prompt -> span name
 
 	// set by Setup
 	metricsHandler http.Handler
@@ -123,6 +124,9 @@ func New(p Providers) (*Telemetry, error) {
 	t.streams.Add(context.Background(), 0) // a series from the start: dashboards show 0, not "no data"
 	return t, nil
 }
+
+// Tracing reports whether t records spans.
+func (t *Telemetry) Tracing() bool { return t != nil && t.tracing }
 
 // ObserveSessions reports count's answer as the number of open sessions
 // (mcpgen.server.sessions) each time the metrics are collected.
