@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -396,17 +397,19 @@ func contentSize(cs []mcp.Content) int {
 	return n
 }
 
-// isNilParams reports whether p is a typed nil.
+// isNilParams reports whether p is a typed nil (a request without
+// params), whose GetMeta would panic.
 func isNilParams(p mcp.Params) bool {
 	switch x := p.(type) {
 	case *mcp.CallToolParamsRaw:
 		return x == nil
-	case *mcp.ElicitParams:
+	case *mcp.ReadResourceParams:
 		return x == nil
-	case *mcp.CreateMessageParams:
+	case *mcp.ListToolsParams:
 		return x == nil
 	}
-	return false
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // metaCarrier reads and writes propagation keys in a _meta object.
