@@ -114,17 +114,29 @@ func (t *Telemetry) describe(method string, req mcp.Request) request {
 	}
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
-		d.tool = p.Name
+		if p != nil {
+			d.tool = p.Name
+		}
 	case *mcp.CallToolParams:
-		d.tool = p.Name
+		if p != nil {
+			d.tool = p.Name
+		}
 	case *mcp.GetPromptParams:
-		d.prompt = p.Name
+		if p != nil {
+			d.prompt = p.Name
+		}
 	case *mcp.ReadResourceParams:
-		d.uri = p.URI
+		if p != nil {
+			d.uri = p.URI
+		}
 	case *mcp.SubscribeParams:
-		d.uri = p.URI
+		if p != nil {
+			d.uri = p.URI
+		}
 	case *mcp.UnsubscribeParams:
-		d.uri = p.URI
+		if p != nil {
+			d.uri = p.URI
+		}
 	case *mcp.InitializeParams:
 		if p != nil {
 			d.version = p.ProtocolVersion

@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-// TestNilParams checks that requests without params (ping, roots/list)
-// are served and get their spans.
+// TestNilParams checks that requests without params (ping, a tools/call
+// without any, roots/list) are served and get their spans.
 func TestNilParams(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tel, err := telemetry.New(telemetry.Providers{
@@ -26,10 +26,13 @@ func TestNilParams(t *testing.T) {
 	if _, err := tel.Middleware(next)(context.Background(), "ping", &mcp.ServerRequest[*mcp.PingParams]{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := tel.Middleware(next)(context.Background(), "tools/call", &mcp.ServerRequest[*mcp.CallToolParamsRaw]{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tel.Sending(next)(context.Background(), "roots/list", &mcp.ServerRequest[*mcp.ListRootsParams]{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(rec.Ended()); got != 2 {
-		t.Errorf("%d spans, want 2", got)
+	if got := len(rec.Ended()); got != 3 {
+		t.Errorf("%d spans, want 3", got)
 	}
 }
