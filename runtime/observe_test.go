@@ -157,6 +157,22 @@ func TestTelemetrySpans(t *testing.T) {
 	}
 }
 
+// TestTelemetryLogsTraceID checks that the request log line names the
+// trace of the request's span.
+func TestTelemetryLogsTraceID(t *testing.T) {
+	t.Parallel()
+	tel, _, _ := observed(t)
+	var logs syncBuffer
+	cs := httpClient(t, serveHTTP(t, tracedApp(), runtime.WithTelemetry(tel), runtime.WithLogger(quietLogger(&logs))), "2025-11-25", nil)
+	meta := mcp.Meta{"traceparent": "00-" + callerTrace + "-" + callerSpan + "-01"}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}, Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`msg=request method=tools/call tool=lookup .*trace_id=` + callerTrace).MatchString(logs.String()) {
+		t.Errorf("no request line with trace_id=%s in:\n%s", callerTrace, logs.String())
+	}
+}
+
 // TestTelemetryOutcomes checks error.type, the rate-limit counter, and
 // that a name no server has stays out of the metrics.
 func TestTelemetryOutcomes(t *testing.T) {
