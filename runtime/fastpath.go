@@ -114,11 +114,6 @@ type fastSession struct {
 	// userID is the subject whose token opened the session (with auth):
 	// the go-sdk refuses the session to anyone else.
 	userID string
-	// lastSDK is when the go-sdk last served a request of the session
-	// (Unix nanoseconds). Its idle timer sees only those: the fast path
-	// leaves a call to the go-sdk now and then, so that a session busy
-	// with fast calls does not expire.
-	lastSDK atomic.Int64
 }
 
 type inflightKey struct {
@@ -290,9 +285,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			if ti := auth.TokenInfoFromContext(r.Context()); ti == nil || ti.UserID != fs.userID {
 				return false // the go-sdk answers 403
 			}
-		}
-		if idle := f.s.opts.sessionIdle; idle > 0 && time.Since(time.Unix(0, fs.lastSDK.Load())) > idle/2 {
-			return false // let the go-sdk see the session is in use
 		}
 	}
 
@@ -832,7 +824,6 @@ func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		if x, ok := f.sessions.Load(id); ok {
 			fs := x.(*fastSession)
-			fs.lastSDK.Store(time.Now().UnixNano())
 			if method == "logging/setLevel" && err == nil {
 				fs.logging.Store(true)
 			}
@@ -867,7 +858,6 @@ func (f *fastPath) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, 
 	if extra != nil && extra.TokenInfo != nil {
 		fs.userID = extra.TokenInfo.UserID
 	}
-	fs.lastSDK.Store(time.Now().UnixNano())
 	return fs
 }
 
@@ -888,6 +878,7 @@ type closeHook struct {
 
 func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
 	h.f.sessionClosed(sessionID)
+	h.f.s.sessions.closed(sessionID) // sessions.go
 	return h.EventStore.SessionClosed(ctx, sessionID)
 }
 
@@ -897,5 +888,6 @@ func (f *fastPath) hookEvents(store mcp.EventStore) mcp.EventStore {
 		return nil
 	}
 	f.events, f.hooked = store, true
+	f.s.sessions.hooked = true
 	return &closeHook{EventStore: store, f: f}
 }

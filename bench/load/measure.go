@@ -257,7 +257,10 @@ func start(c config, name string, args []string, profile string) (*server, error
 	}
 	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, bin), "--addr", addr}, args...)
 	cmd := exec.Command("taskset", argv...)
-	cmd.Env = append(os.Environ(), env...)
+	// Every client of the harness has one address: the memory phase's
+	// idle sessions are many sessions of one caller, which mcpgen bounds
+	// by default (the other servers ignore the variable).
+	cmd.Env = append(append(os.Environ(), "MCPGEN_MAX_SESSIONS_PER_CALLER=0"), env...)
 	if profile != "" {
 		cmd.Env = append(cmd.Env, "BENCH_CPUPROFILE="+profile)
 	}

@@ -62,6 +62,13 @@ type Config struct {
 	// Without it, opaque tokens are refused.
 	IntrospectionURL       string
 	ClientID, ClientSecret string
+	// IntrospectionLimit bounds the calls to the introspection endpoint
+	// that miss the cache, for all callers together
+	// (DefaultIntrospectionLimit when zero; N < 0: no bound), and
+	// IntrospectionCallerLimit those one caller causes, by the address
+	// Verify's context names (WithCaller; DefaultIntrospectionCallerLimit
+	// when zero). Over either, Verify returns a *ThrottleError.
+	IntrospectionLimit, IntrospectionCallerLimit Limit
 	// Algorithms narrows the accepted JWS algorithms (default Algorithms);
 	// symmetric algorithms and "none" are refused here too.
 	Algorithms []string
