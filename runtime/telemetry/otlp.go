@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -69,14 +70,14 @@ func newOTLPClient(get func(string) string, signal string) (*otlpClient, error) 
 		c.url = strings.TrimRight(base, "/") + "/v1/" + signal
 	}
 	if u, err := url.Parse(c.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("telemetry: OTLP endpoint %q: want an http:// or https:// URL such as http://collector:4318", c.url)
+		return nil, errors.New(errEndpoint(c.url))
 	}
 	if v, name := setting("HEADERS"); v != "" {
 		for _, kv := range strings.Split(v, ",") {
 			k, val, ok := strings.Cut(kv, "=")
 			k = strings.TrimSpace(k)
 			if !ok || k == "" {
-				return nil, fmt.Errorf("telemetry: %s: want key=value pairs separated by commas, got %q", name, kv)
+				return nil, errors.New(errHeaders(name, kv))
 			}
 			if dec, err := url.PathUnescape(strings.TrimSpace(val)); err == nil {
 				val = dec
@@ -87,7 +88,7 @@ func newOTLPClient(get func(string) string, signal string) (*otlpClient, error) 
 	if v, name := setting("TIMEOUT"); v != "" {
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 {
-			return nil, fmt.Errorf("telemetry: %s=%q: want milliseconds, such as 10000", name, v)
+			return nil, errors.New(errTimeout(name, v))
 		}
 		c.timeout = time.Duration(ms) * time.Millisecond
 	}
@@ -96,17 +97,17 @@ func newOTLPClient(get func(string) string, signal string) (*otlpClient, error) 
 	case "gzip":
 		c.gzip = true
 	default:
-		return nil, fmt.Errorf("telemetry: %s=%q: want gzip or none", name, v)
+		return nil, errors.New(errCompression(name, v))
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if v, name := setting("CERTIFICATE"); v != "" {
 		pem, err := os.ReadFile(v)
 		if err != nil {
-			return nil, fmt.Errorf("telemetry: %s: %v", name, err)
+			return nil, errors.New(errCertificate(name, err))
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("telemetry: %s: %s holds no PEM certificate", name, v)
+			return nil, errors.New(errNoPEM(name, v))
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool}
 	}

@@ -108,7 +108,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		reg := prometheus.NewRegistry()
 		exp, err := otelprom.New(otelprom.WithRegisterer(reg))
 		if err != nil {
-			return nil, errors.New(errExporter("Prometheus", err))
+			return nil, errors.New(errPrometheus(err))
 		}
 		readers = append(readers, sdkmetric.WithReader(exp))
 		handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{logger}})
