@@ -52,4 +52,6 @@ func errResource(err error) string {
 // slogPrinter logs the Prometheus handler's errors.
 type slogPrinter struct{ l *slog.Logger }
 
-func (p slogPrinter) Println(v ...any) { p.l.Warn("telemetry: serving /metrics", "err", fmt.Sprint(v...)) }
+func (p slogPrinter) Println(v ...any) {
+	p.l.Warn("telemetry: serving /metrics", "err", fmt.Sprint(v...))
+}
