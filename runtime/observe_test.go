@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,38 @@ func TestTelemetryAsk(t *testing.T) {
 	}
 	if want := "00-" + callerTrace + "-" + ask.SpanContext().SpanID().String() + "-01"; tp != want {
 		t.Errorf("the client got traceparent %q, want %q", tp, want)
+	}
+}
+
+// TestTelemetryInputRequired checks that a 2026-07-28 call ending with
+// questions for the client marks its span, and that the call that brings
+// the answers is a span of the same trace.
+func TestTelemetryInputRequired(t *testing.T) {
+	t.Parallel()
+	tel, rec, _ := observed(t)
+	cs := httpClient(t, serveHTTP(t, tracedApp(), runtime.WithTelemetry(tel)), "2026-07-28", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	meta := mcp.Meta{"traceparent": "00-" + callerTrace + "-" + callerSpan + "-01"}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}, Meta: meta})
+	if err != nil || textOf(t, res) != "decline" {
+		t.Fatalf("ask: %v %+v", err, res)
+	}
+	var asked bool
+	for _, s := range rec.Ended() {
+		if s.Name() != "tools/call ask" {
+			continue
+		}
+		for _, ev := range s.Events() {
+			if ev.Name == "input_required" && len(ev.Attributes) == 1 && slices.Equal(ev.Attributes[0].Value.AsStringSlice(), []string{"elicitation/create"}) {
+				asked = true
+			}
+		}
+	}
+	if !asked {
+		t.Errorf("no tools/call ask span with an input_required event naming elicitation/create: %v", names(rec.Ended()))
 	}
 }
 

@@ -182,6 +182,9 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			t.resultSize.Record(ctx, n, opt)
 		}
 		if span != nil {
+			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && len(r.InputRequests) > 0 {
+				inputRequired(span, r.InputRequests)
+			}
 			if errType != "" {
 				span.SetAttributes(keyErrorType.String(errType))
 				if outcome == outcomeError {
@@ -304,6 +307,27 @@ func (t *Telemetry) Sending(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// inputRequired marks the span of a 2026-07-28 call that ends asking the
+// client questions (its result is input_required; the client answers by
+// calling again): an event naming each question's method.
+func inputRequired(span trace.Span, reqs mcp.InputRequestMap) {
+	methods := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		switch r.(type) {
+		case *mcp.ElicitParams:
+			methods = append(methods, "elicitation/create")
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			methods = append(methods, "sampling/createMessage")
+		case *mcp.ListRootsParams:
+			methods = append(methods, "roots/list")
+		default:
+			methods = append(methods, other)
+		}
+	}
+	slices.Sort(methods)
+	span.AddEvent("input_required", trace.WithAttributes(attribute.StringSlice("mcp.input_requests", methods)))
 }
 
 // classify names a request's outcome, and for a failure its error.type
