@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 )
 
 // fast is the Server's part of the fast path.
@@ -343,6 +345,9 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return f.resultResponse(req.ID, ctr, stateless)
 		}
 		return f.otherResponse(req.ID, res, stateless)
+	}
+	if f.s.tel.Tracing() {
+		ctx = telemetry.WithRequestID(ctx, req.ID) // observe.go
 	}
 	if !resumable {
 		defer cleanup()

@@ -69,6 +69,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		}
 		sw, sr, done := streams.track(w, r)
 		defer done()
+		defer s.tel.StreamOpened(r.Context())() // observe.go
 		h.ServeHTTP(sw, sr)
 	})
 	also := s.mountStreams(mux, &gate) // streamserve.go: /sse, /ws

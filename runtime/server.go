@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/runtime/store"
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 )
 
 // DefaultMaxResultChars is the default cap on the text of one tool result:
@@ -53,6 +54,8 @@ type Server struct {
 	state    store.Store   // rate limits, resumption events, shared secrets
 	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
+	tel *telemetry.Telemetry // nil when off; observe.go
+
 	fast // fastpath.go
 
 	streamsOnce sync.Once
@@ -84,7 +87,8 @@ type options struct {
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
-	streams        streamOptions // streamserve.go
+	streams        streamOptions        // streamserve.go
+	telemetry      *telemetry.Telemetry // observe.go
 
 	maxSessions, maxSessionsPerCaller int // sessions.go
 }
@@ -309,6 +313,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		s.mcp.AddTool(s.sdkTool(t), t.handle)
 	}
 	if err := s.setupAuth(); err != nil {
+		return nil, err
+	}
+	if err := s.observe(); err != nil { // observe.go
 		return nil, err
 	}
 	return s, nil

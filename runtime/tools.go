@@ -171,6 +171,7 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return nil, err
 	}
 	if res := t.rateLimited(ctx, req); res != nil {
+		t.s.tel.RateLimited(ctx, t.def.Name) // observe.go
 		return res, nil
 	}
 	args, err := t.validate(req.Params.Arguments)
