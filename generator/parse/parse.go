@@ -310,6 +310,7 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		ok = ok && sok
 		if sok {
 			t.InputTypes = p.schemas.Types(h.in, false)
+			t.Decls = p.schemas.Decls(h.in, false)
 		}
 	}
 	if h.sig.Kind == ir.ResultStruct {
@@ -322,6 +323,7 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		ok = ok && sok
 		if sok {
 			t.OutputTypes = p.schemas.Types(res, true)
+			t.Decls = append(t.Decls, p.schemas.Decls(res, true)...)
 		}
 	}
 	return t, ok
