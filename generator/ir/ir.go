@@ -165,6 +165,8 @@ type Decl struct {
 	// Doc is the description the model reads for it: its own doc or line
 	// comment, or else, for a field, its named type's doc comment.
 	Doc string `json:"doc,omitempty"`
+	// TypeDoc reports whether Doc is the field's type's doc comment.
+	TypeDoc bool `json:"typeDoc,omitempty"`
 	// DocPos is where Doc is written (its comment's first slash); zero
 	// when there is no doc.
 	DocPos diag.Pos `json:"docPos,omitzero"`

@@ -182,6 +182,7 @@ var rules = []*Rule{
 	descriptionInvisible,
 	descriptionGoIdentifier,
 	descriptionInjection,
+	descriptionFieldGoName,
 	fieldJSONTag,
 	nameCharset,
 	namePrefixedLength,

@@ -94,6 +94,7 @@ func (w *declWalk) fields(st *types.Struct, owner string) {
 				d.Doc = w.b.ix.types[obj.Pos()]
 				if d.Doc != "" {
 					d.DocPos = w.at(w.b.ix.docs[obj.Pos()])
+					d.TypeDoc = true
 				}
 			}
 		}
