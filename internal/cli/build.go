@@ -23,7 +23,9 @@ func buildCommand() *ucli.Command {
 			"toolchain records from version control. Compiler errors are printed as the Go\n" +
 			"toolchain prints them (file:line:col). When the project has a tsconfig.json, its\n" +
 			"TypeScript compiler type-checks the views too, and type errors fail the build\n" +
-			"(--no-typecheck skips that).\n\n" +
+			"(--no-typecheck skips that). A tool Claude cannot call (a name over 64 characters,\n" +
+			"or with characters other than a-z A-Z 0-9 _ -, also as mcp__SERVER__TOOL) fails the\n" +
+			"build too: lint rules NAME001 and NAME002, which --allow-lint lets through.\n\n" +
 			"Examples:\n" +
 			"  mcpgen build                       build ./<dirname> from the current directory\n" +
 			"  mcpgen build ./acme -o bin/acme    build the connector in ./acme into bin/acme\n" +
@@ -40,6 +42,10 @@ func buildCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "version", Usage: "stamp `VERSION` (such as v1.2.0) into the binary (default: from version control)"},
 			&ucli.StringFlag{Name: "os", Usage: "build for operating system `GOOS` (linux, darwin, windows ...; default: $GOOS or this one)"},
 			&ucli.StringFlag{Name: "arch", Usage: "build for architecture `GOARCH` (amd64, arm64 ...; default: $GOARCH or this one)"},
+			&ucli.StringSliceFlag{
+				Name:  "allow-lint",
+				Usage: "build although lint rule `CODE` (or its name, e.g. NAME001) has findings that fail the build; repeatable or comma-separated",
+			},
 		},
 		Action: runBuild,
 	}
@@ -65,9 +71,13 @@ func runBuild(c *ucli.Context) error {
 	if _, _, err := pipeline.BuildCommand(c.String("version"), "", ""); err != nil {
 		return usagef("%v", err)
 	}
+	allow, err := ruleCodes(c, "allow-lint")
+	if err != nil {
+		return err
+	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	rep, err := pipeline.Build(c.Context, pipeline.Options{
-		Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr,
+		Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr, AllowLint: allow,
 		TypeCheck: !c.Bool("no-typecheck"),
 		Version:   c.String("version"), GOOS: c.String("os"), GOARCH: c.String("arch"),
 	}, out)
