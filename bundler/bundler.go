@@ -263,7 +263,7 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	// resolving them, so a missing package imported that way bundles fine
 	// but fails the type check of mcpgen build: report it here, so that
 	// generate, dev and build agree.
-	if missing := b.unresolvedImports(vb, v.Inputs); len(missing) > 0 {
+	if missing := b.unresolvedImports(vb, v.Inputs, resolvedImports(res.Metafile)); len(missing) > 0 {
 		return append(append(diags, missing...), warnings...)
 	}
 	vb.inputs = inputs

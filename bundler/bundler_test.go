@@ -300,9 +300,9 @@ func TestMissingPackage(t *testing.T) {
 		"ui/a.tsx": "import { Chart } from \"chart.js/auto\";\n" + hello + "export const c = Chart;\n",
 		"ui/b.tsx": "// import x from \"commented-out\";\nimport type { Foo } from \"types-only\";\nimport {\n  Bar,\n} from \"@acme/widgets\";\nimport { helper } from \"./lib/helper\";\n" +
 			"import { gone } from \"./lib/gone\";\nexport const h: Foo | undefined = helper;\n" + hello,
-		"ui/lib/helper.ts":                  "export const helper = undefined;\n",
+		"ui/lib/helper.ts": "export const helper = undefined;\n",
 		"node_modules/@types/types-only/package.json": `{"name":"@types/types-only","types":"index.d.ts"}`,
-		"node_modules/@types/types-only/index.d.ts":  "export interface Foo { x: number }\n",
+		"node_modules/@types/types-only/index.d.ts":   "export interface Foo { x: number }\n",
 	})
 	b := newBundler(t, dir, false)
 	views, diags := b.Rebuild(context.Background())

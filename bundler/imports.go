@@ -1,6 +1,7 @@
 package bundler
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,9 +59,35 @@ func packageName(spec string) string {
 // Side-effect imports (import "x") are always resolved by esbuild itself.
 var importFrom = regexp.MustCompile(`(?:^|[\s;}])(?:import|export)\s[^;"'()` + "`" + `]*?\bfrom\s*(["'])([^"'\r\n]+)["']`)
 
+// resolvedImports lists, per input file of a build's metafile (a path
+// relative to the module root, slash-separated), the import paths esbuild
+// resolved as they were written.
+func resolvedImports(metafile string) map[string]map[string]bool {
+	var meta struct {
+		Inputs map[string]struct {
+			Imports []struct {
+				Original string `json:"original"`
+			} `json:"imports"`
+		} `json:"inputs"`
+	}
+	if json.Unmarshal([]byte(metafile), &meta) != nil {
+		return nil
+	}
+	out := map[string]map[string]bool{}
+	for file, in := range meta.Inputs {
+		seen := map[string]bool{}
+		for _, imp := range in.Imports {
+			seen[imp.Original] = true
+		}
+		out[file] = seen
+	}
+	return out
+}
+
 // unresolvedImports reports the imports of the view's own source files
-// (relative to the module root) that esbuild cannot resolve.
-func (b *Bundler) unresolvedImports(vb *viewBuild, sources []string) diag.List {
+// (relative to the module root) that esbuild cannot resolve. Those the
+// build resolved (resolved, from its metafile) are not asked again.
+func (b *Bundler) unresolvedImports(vb *viewBuild, sources []string, resolved map[string]map[string]bool) diag.List {
 	var diags diag.List
 	if vb.resolve == nil {
 		return nil
@@ -79,6 +106,9 @@ func (b *Bundler) unresolvedImports(vb *viewBuild, sources []string) diag.List {
 		code := blankComments(src)
 		for _, m := range importFrom.FindAllSubmatchIndex(code, -1) {
 			spec := string(code[m[4]:m[5]])
+			if resolved[rel][spec] {
+				continue
+			}
 			r := vb.resolve(spec, api.ResolveOptions{Importer: file, ResolveDir: filepath.Dir(file), Kind: api.ResolveJSImportStatement})
 			if len(r.Errors) == 0 || b.typesOnly(vb, spec, file) {
 				continue
