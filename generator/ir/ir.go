@@ -156,6 +156,8 @@ type Decl struct {
 	JSONName string `json:"jsonName"`
 	// Tagged reports whether a json tag names the field.
 	Tagged bool `json:"tagged,omitempty"`
+	// JSONTag is the field's json tag as written ("" without one).
+	JSONTag string `json:"jsonTag,omitempty"`
 	// Required reports whether the field is a required property.
 	Required bool `json:"required,omitempty"`
 	// Type is the Go type of a field, as written in its package.

@@ -43,7 +43,13 @@ var fieldJSONTag = &Rule{
 				if !d.Output && d.Required {
 					fix += " (`json:\"" + name + ",omitempty\"` if it may be left out)"
 				}
-				p.Report(d.Pos, t.Name, fix, "field %s.%s has no json tag, so the model sees the %s %q%s", d.Owner, d.GoName, what, d.JSONName, required)
+				missing := "has no json tag"
+				if d.JSONTag != "" {
+					// `json:",omitempty"`: options, but no name.
+					missing = "has no name in its json tag"
+					fix = "name it in the tag: `json:\"" + name + d.JSONTag + "\"`"
+				}
+				p.Report(d.Pos, t.Name, fix, "field %s.%s %s, so the model sees the %s %q%s", d.Owner, d.GoName, missing, what, d.JSONName, required)
 			}
 		}
 	},

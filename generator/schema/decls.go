@@ -82,6 +82,7 @@ func (w *declWalk) fields(st *types.Struct, owner string) {
 			GoName:   f.v.Name(),
 			JSONName: f.name,
 			Tagged:   f.tagged,
+			JSONTag:  reflect.StructTag(f.tag).Get("json"),
 			Type:     types.TypeString(f.v.Type(), types.RelativeTo(f.v.Pkg())),
 			Doc:      src.doc,
 			DocPos:   w.at(src.docPos),
