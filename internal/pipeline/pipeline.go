@@ -275,6 +275,18 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 // hintAllowLint ends the fix of a lint finding that failed the build.
 const hintAllowLint = "; to build anyway (say, for a host that does not go through the Anthropic API), add --allow-lint %s"
 
+// BuildFailingLint lists the codes of the lint rules whose findings fail
+// Build (for a caller that builds a binary only to test it).
+func BuildFailingLint() []string {
+	var codes []string
+	for _, r := range lint.Rules() {
+		if r.FailsBuild {
+			codes = append(codes, r.Code)
+		}
+	}
+	return codes
+}
+
 // failBuild turns the lint warnings of rules that fail the build (a tool
 // name Claude cannot call) into errors, unless Options.AllowLint lets them
 // through, and reports whether it did.
