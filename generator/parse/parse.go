@@ -47,11 +47,12 @@ type handler struct {
 	pos  diag.Pos // the function name
 	ref  ir.Func
 	doc  string
+	sig  ir.Signature
+	in   types.Type // the input type without pointer, or nil
+
 	// badDir is set when the directive has errors: the handler is still
 	// checked (see shape), so its other mistakes show in the same run.
 	badDir bool
-	sig  ir.Signature
-	in   types.Type // the input type without pointer, or nil
 }
 
 type parser struct {
