@@ -61,6 +61,9 @@ type viewBuild struct {
 	inputs   map[string]stamp
 	view     ir.View
 	warnings diag.List
+	// resolve is esbuild's resolver as the view's build sees it (tsconfig
+	// paths, node_modules, NodePaths, mcpgen/ui).
+	resolve func(string, api.ResolveOptions) api.ResolveResult
 }
 
 type stamp struct {
@@ -140,7 +143,8 @@ func (b *Bundler) Rebuild(ctx context.Context) ([]ir.View, diag.List) {
 	for _, e := range entries {
 		vb := b.views[e.Name]
 		if vb == nil {
-			c, cerr := api.Context(b.buildOptions(e))
+			vb = &viewBuild{entry: e}
+			c, cerr := api.Context(b.buildOptions(e, &vb.resolve))
 			if cerr != nil {
 				for _, m := range cerr.Errors {
 					diags.Add(b.message(m, diag.Error, e))
@@ -150,7 +154,7 @@ func (b *Bundler) Rebuild(ctx context.Context) ([]ir.View, diag.List) {
 				}
 				continue
 			}
-			vb = &viewBuild{entry: e, ctx: c}
+			vb.ctx = c
 			b.views[e.Name] = vb
 		}
 		if !b.fresh(vb) {
@@ -253,8 +257,16 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	sum := sha256.Sum256([]byte(v.HTML))
 	v.Hash = hex.EncodeToString(sum[:])[:16]
 	v.URI = "ui://" + v.Name + "/" + v.Hash
-	vb.inputs = b.inputs(res.Metafile, abs)
-	v.Inputs = b.sources(vb.inputs)
+	inputs := b.inputs(res.Metafile, abs)
+	v.Inputs = b.sources(inputs)
+	// esbuild drops imports a TypeScript file never uses as a value without
+	// resolving them, so a missing package imported that way bundles fine
+	// but fails the type check of mcpgen build: report it here, so that
+	// generate, dev and build agree.
+	if missing := b.unresolvedImports(vb, v.Inputs, resolvedImports(res.Metafile)); len(missing) > 0 {
+		return append(append(diags, missing...), warnings...)
+	}
+	vb.inputs = inputs
 	vb.view = v
 	vb.warnings = warnings
 	return append(diags, warnings...)
@@ -334,7 +346,9 @@ const (
 	nsUI    = "mcpgen-ui"
 )
 
-func (b *Bundler) buildOptions(e Entry) api.BuildOptions {
+// buildOptions are the esbuild options of view e; the plugin's setup
+// stores esbuild's resolver in *resolve.
+func (b *Bundler) buildOptions(e Entry, resolve *func(string, api.ResolveOptions) api.ResolveResult) api.BuildOptions {
 	// React's production build, minified or not: its development build
 	// triples the time of a rebuild, which the dev loop pays on every save.
 	o := api.BuildOptions{
@@ -361,7 +375,7 @@ func (b *Bundler) buildOptions(e Entry) api.BuildOptions {
 			".gif": api.LoaderDataURL, ".svg": api.LoaderDataURL, ".webp": api.LoaderDataURL,
 			".woff": api.LoaderDataURL, ".woff2": api.LoaderDataURL,
 		},
-		Plugins: []api.Plugin{b.plugin(e)},
+		Plugins: []api.Plugin{b.plugin(e, resolve)},
 	}
 	if b.opts.Minify {
 		o.MinifyWhitespace, o.MinifyIdentifiers, o.MinifySyntax = true, true, true
@@ -371,9 +385,12 @@ func (b *Bundler) buildOptions(e Entry) api.BuildOptions {
 }
 
 // plugin provides the generated entries and the virtual module "mcpgen/ui".
-func (b *Bundler) plugin(e Entry) api.Plugin {
+func (b *Bundler) plugin(e Entry, resolve *func(string, api.ResolveOptions) api.ResolveResult) api.Plugin {
 	dir := b.opts.Dir
 	return api.Plugin{Name: "mcpgen", Setup: func(pb api.PluginBuild) {
+		if resolve != nil {
+			*resolve = pb.Resolve
+		}
 		pb.OnResolve(api.OnResolveOptions{Filter: `^mcpgen-entry:`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 			return api.OnResolveResult{Path: strings.TrimPrefix(a.Path, "mcpgen-entry:"), Namespace: nsEntry}, nil
 		})
@@ -430,13 +447,10 @@ func (b *Bundler) message(m api.Message, sev diag.Severity, e Entry) diag.Diagno
 			}
 		}
 	}
-	if strings.HasPrefix(m.Text, "Could not resolve") {
-		switch {
-		case strings.Contains(m.Text, `"react`):
-			d.Hint = hintNoReact
-		case strings.Contains(m.Text, `"mcpgen/`) || strings.Contains(m.Text, `"mcpgen"`):
-			d.Hint = hintMcpgenUI
-		}
+	if spec, ok := unresolved(m.Text); ok {
+		// esbuild's own advice (mark the path as external, change the
+		// platform) names options mcpgen does not have.
+		d.Hint = b.resolveHint(spec, m.Notes)
 	}
 	if d.Hint == "" {
 		for _, n := range m.Notes {

@@ -289,6 +289,44 @@ func TestMissingReact(t *testing.T) {
 	}
 }
 
+// A package that is not installed is reported with npm install as the fix
+// (never esbuild's advice to mark it external, which mcpgen has no option
+// for), whether the view uses what it imports or not: esbuild drops an
+// unused import without resolving it, but the TypeScript check of mcpgen
+// build would fail on it. Imports in comments, of type-only packages and
+// of files that exist are fine.
+func TestMissingPackage(t *testing.T) {
+	dir := project(t, map[string]string{
+		"ui/a.tsx": "import { Chart } from \"chart.js/auto\";\n" + hello + "export const c = Chart;\n",
+		"ui/b.tsx": "// import x from \"commented-out\";\nimport type { Foo } from \"types-only\";\nimport {\n  Bar,\n} from \"@acme/widgets\";\nimport { helper } from \"./lib/helper\";\n" +
+			"import { gone } from \"./lib/gone\";\nexport const h: Foo | undefined = helper;\n" + hello,
+		"ui/lib/helper.ts": "export const helper = undefined;\n",
+		"node_modules/@types/types-only/package.json": `{"name":"@types/types-only","types":"index.d.ts"}`,
+		"node_modules/@types/types-only/index.d.ts":   "export interface Foo { x: number }\n",
+	})
+	b := newBundler(t, dir, false)
+	views, diags := b.Rebuild(context.Background())
+	want := `ui/a.tsx:1:23: Could not resolve "chart.js/auto"
+	install the package: npm install chart.js (in ` + dir + `, the module root)
+ui/b.tsx:5:8: Could not resolve "@acme/widgets"
+	install the package: npm install @acme/widgets (in ` + dir + `, the module root)
+ui/b.tsx:7:22: Could not resolve "./lib/gone"
+	no such file: check the path, relative to the importing file
+`
+	if got := diags.Render(dir); got != want || views != nil {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// Installing them fixes it.
+	write(t, filepath.Join(dir, "node_modules/chart.js/package.json"), `{"name":"chart.js","exports":{"./auto":"./auto.js"}}`)
+	write(t, filepath.Join(dir, "node_modules/chart.js/auto.js"), "export const Chart = 1;\n")
+	write(t, filepath.Join(dir, "node_modules/@acme/widgets/package.json"), `{"name":"@acme/widgets","main":"index.js"}`)
+	write(t, filepath.Join(dir, "node_modules/@acme/widgets/index.js"), "export const Bar = 1;\n")
+	write(t, filepath.Join(dir, "ui/lib/gone.ts"), "export const gone = 1;\n")
+	if views := build(t, b); len(views) != 2 {
+		t.Fatalf("views: %s", names(views))
+	}
+}
+
 func TestParseMeta(t *testing.T) {
 	src := `/* Orders board.
    //mcpgen:view is only a directive outside block comments */

@@ -30,5 +30,8 @@ const (
 	msgNoDefaultExport  = "%s has no default export"
 	hintNoDefaultExport = "export the view's React component: export default function View() { ... }"
 	hintNoReact         = "views need react and react-dom: add a package.json at the module root with \"react\", \"react-dom\", \"@types/react\" and \"@types/react-dom\", then run npm install"
+	hintNpmInstall      = "install the package: npm install %s (in %s, the module root)"
+	hintNodeBuiltin     = "views run in the browser, where Node's %q module does not exist: use a browser API or a package made for browsers"
+	hintNoFile          = "no such file: check the path, relative to the importing file"
 	hintMcpgenUI        = "import the hooks from \"mcpgen/ui\" exactly: mcpgen provides that module, nothing needs installing"
 )

@@ -117,6 +117,23 @@ func (c *cmdline) Parse(args []string) error {
 	return nil
 }
 
+// PrintDefaults prints the flags as the flag package does, but spelled
+// the way the documentation and the usage line spell them: --addr, not
+// -addr (the flag package accepts both).
+func (c *cmdline) PrintDefaults() {
+	var b strings.Builder
+	out := c.fs.Output()
+	c.fs.SetOutput(&b)
+	c.fs.PrintDefaults()
+	c.fs.SetOutput(out)
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "  -"); ok {
+			line = "  --" + rest
+		}
+		io.WriteString(out, line)
+	}
+}
+
 // IsSet reports whether flag name was given on the command line or by its
 // environment variable.
 func (c *cmdline) IsSet(name string) bool {

@@ -77,7 +77,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 
 	cl.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp (also HTTP+SSE at /sse, WebSocket at /ws)\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
-		cl.fs.PrintDefaults()
+		cl.PrintDefaults()
 	}
 	if err := cl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

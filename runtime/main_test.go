@@ -27,10 +27,11 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"--bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{[]string{"extra"}, 2, "", `unexpected argument "extra"`},
 		{[]string{"--addr", "256.0.0.1:x"}, 1, "", "cannot listen on 256.0.0.1:x"},
-		{[]string{"--help"}, 0, "", "-session-idle DURATION"},
-		{[]string{"--help"}, 0, "", "-stdio-max-line BYTES"},
+		{[]string{"--help"}, 0, "", "\n  --session-idle DURATION"},
+		{[]string{"--help"}, 0, "", "\n  --stdio-max-line BYTES"},
 		{[]string{"--help"}, 0, "", "(default 16MiB)"},
-		{[]string{"--help"}, 0, "", "-client-timeout DURATION"},
+		{[]string{"--help"}, 0, "", "\n  --client-timeout DURATION"},
+		{[]string{"--help"}, 0, "", "\n  --addr HOST:PORT"},
 		{[]string{"--stdio-max-line", "lots"}, 2, "", `want a positive size such as 16MiB`},
 		{[]string{"--stdio-max-line", "0"}, 2, "", `want a positive size`},
 		{[]string{"--session-idle", "soon"}, 2, "", `-session-idle`},
@@ -41,6 +42,14 @@ func TestRunFlags(t *testing.T) {
 		code := runtime.Run(context.Background(), testApp(newProbe()), tc.args, strings.NewReader(""), &stdout, &stderr)
 		if code != tc.code || stdout.String() != tc.stdout || !strings.Contains(stderr.String(), tc.stderr) {
 			t.Errorf("%v: code %d stdout %q stderr %q", tc.args, code, stdout.String(), stderr.String())
+		}
+	}
+	// --help spells every flag as the docs do, --addr, never -addr.
+	var stderr bytes.Buffer
+	runtime.Run(context.Background(), testApp(newProbe()), []string{"--help"}, strings.NewReader(""), io.Discard, &stderr)
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
+			t.Errorf("--help shows a flag with one dash: %q", line)
 		}
 	}
 }

@@ -31,7 +31,8 @@ type tool struct {
 
 	resolveOnce sync.Once
 	resolved    *jsonschema.Resolved
-	schema      *jsonschema.Schema // the unresolved input schema, walked for defaults
+	schema      *jsonschema.Schema // the unresolved input schema, walked for defaults and formats
+	formats     bool               // the input schema gives a format somewhere
 	resolveErr  error
 }
 
@@ -263,6 +264,7 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 			return
 		}
 		t.schema = &sch
+		t.formats = hasFormat(t.input)
 		t.resolved, t.resolveErr = sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	})
 	if t.resolveErr != nil {
@@ -286,6 +288,11 @@ func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
 	}
 	if err := t.resolved.Validate(&inst); err != nil {
 		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
+	}
+	if t.formats {
+		if msg := checkFormats(t.schema, t.schema, inst, nil, 0); msg != "" {
+			return nil, fmt.Errorf("invalid arguments: %s", msg)
+		}
 	}
 	if t.defaults {
 		// Splice the defaults into the client's JSON rather than marshal

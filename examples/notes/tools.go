@@ -105,9 +105,9 @@ type SortOrder string
 const (
 	// Newest lists the most recently created first.
 	Newest SortOrder = "newest"
-	// DueFirst lists the nearest deadline first; notes without one come last.
+	// Lists the nearest deadline first; notes without one come last.
 	DueFirst SortOrder = "due"
-	// Urgent lists high priority first.
+	// Lists high priority first.
 	Urgent SortOrder = "priority"
 )
 
@@ -116,9 +116,10 @@ type ListNotesInput struct {
 	// Query matches words in the title or body, case-insensitively.
 	Query string `json:"query,omitempty"`
 	// Tag keeps only notes with this tag.
-	Tag    string    `json:"tag,omitempty"`
-	Status Status    `json:"status,omitempty" mcpgen:"default=open"`
-	Sort   SortOrder `json:"sort,omitempty" mcpgen:"default=newest"`
+	Tag    string `json:"tag,omitempty"`
+	Status Status `json:"status,omitempty" mcpgen:"default=open"`
+	// Sort orders the list.
+	Sort SortOrder `json:"sort,omitempty" mcpgen:"default=newest"`
 	// DueWithinHours keeps only tasks due within this many hours from now
 	// (overdue ones included).
 	DueWithinHours int `json:"dueWithinHours,omitempty" mcpgen:"min=1,max=8760"`

@@ -14,7 +14,7 @@ import (
 type Region string
 
 const (
-	// AllRegions sums every region.
+	// Sums every region.
 	AllRegions Region = "all"
 	// North is the northern region.
 	North Region = "north"

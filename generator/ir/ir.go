@@ -250,6 +250,43 @@ type Tool struct {
 	NeverAsks bool `json:"neverAsks,omitempty"`
 	// Directive is the //mcpgen:tool line as written.
 	Directive Directive `json:"directive"`
+	// Decls are the Go declarations its input and output schemas were
+	// built from, in source order: derived data for checks that read how a
+	// schema was declared (generator/lint), left out of the IR's JSON.
+	Decls []Decl `json:"-"`
+}
+
+// Decl is one declaration of the user's code a schema was built from: a
+// struct field (a property) or a constant of an enum type (a value).
+type Decl struct {
+	Kind   string `json:"kind"`   // "field" or "const"
+	Output bool   `json:"output"` // found from the output type, not the input
+	// Owner is the Go name of the struct (a field's) or of the enum type (a
+	// constant's).
+	Owner  string `json:"owner"`
+	GoName string `json:"goName"`
+	// JSONName is the property name (a field's) or the JSON value (a
+	// constant's, as JSON: "\"word\"").
+	JSONName string `json:"jsonName"`
+	// Tagged reports whether a json tag names the field.
+	Tagged bool `json:"tagged,omitempty"`
+	// JSONTag is the field's json tag as written ("" without one).
+	JSONTag string `json:"jsonTag,omitempty"`
+	// Required reports whether the field is a required property.
+	Required bool `json:"required,omitempty"`
+	// Type is the Go type of a field, as written in its package.
+	Type string `json:"type,omitempty"`
+	// TypeName is the name of a field's named type (pointers removed), or "".
+	TypeName string `json:"typeName,omitempty"`
+	// Doc is the description the model reads for it: its own doc or line
+	// comment, or else, for a field, its named type's doc comment.
+	Doc string `json:"doc,omitempty"`
+	// TypeDoc reports whether Doc is the field's type's doc comment.
+	TypeDoc bool `json:"typeDoc,omitempty"`
+	// DocPos is where Doc is written (its comment's first slash); zero
+	// when there is no doc.
+	DocPos diag.Pos `json:"docPos,omitzero"`
+	Pos    diag.Pos `json:"pos"` // the field's or constant's name
 }
 
 // Resource is one //mcpgen:resource: a fixed URI or an RFC 6570 template whose

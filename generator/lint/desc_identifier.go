@@ -26,13 +26,13 @@ module's root package.)`,
 	Run: func(p *Pass) {
 		for _, s := range subjects(p.Project) {
 			name := s.Func.Name
-			rest, ok := strings.CutPrefix(strings.TrimSpace(s.Description), name)
-			if !ok || name == "" || (rest != "" && !strings.HasPrefix(rest, " ") && !strings.HasPrefix(rest, "\n")) {
+			rest, ok := opensWith(s.Description, name)
+			if !ok {
 				continue
 			}
 			fix := "start with what it does"
-			if r := strings.TrimSpace(rest); r != "" {
-				fix += ", e.g. " + quoteStart(r)
+			if rest != "" {
+				fix += ", e.g. " + quoteStart(rest)
 			}
 			p.Report(p.textPos(s.Func), s.tool(), fix,
 				"the description of %s %s opens with the Go name %s, which the model never sees", s.Kind, s.Name, name)

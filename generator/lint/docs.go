@@ -32,7 +32,9 @@ option or doc comment line concerned) and the fix.
 | ` + "`--auth-issuer URL`" + ` | the OAuth issuer the deployed connector will verify tokens with (its ` + "`--auth-issuer`" + `); default ` + "`$MCPGEN_AUTH_ISSUER`" + ` |
 
 The same findings appear as warnings in ` + "`mcpgen generate`" + `, ` + "`mcpgen build`" + ` and
-` + "`mcpgen dev`" + `, which never fail because of them. In JSON, ` + "`rule`" + ` is the rule's
+` + "`mcpgen dev`" + `, which do not fail because of them — except that ` + "`mcpgen build`" + ` fails
+on a finding of a rule marked *fails the build* (a tool Claude cannot call), unless
+that rule is allowed with ` + "`mcpgen build --allow-lint CODE`" + `. In JSON, ` + "`rule`" + ` is the rule's
 code (or, for a problem that stops generation, the diagnostic's code),
 ` + "`severity`" + ` is ` + "`error`" + ` or ` + "`warning`" + `, ` + "`file`" + ` is relative to the connector's
 directory, ` + "`line`" + ` and ` + "`column`" + ` are 1-based (` + "`column`" + ` counts bytes), and ` + "`tool`" + `
@@ -68,7 +70,11 @@ warning under ` + "`--strict`" + `, or a project that does not generate; 2 a usa
 	}
 	for _, r := range Rules() {
 		fmt.Fprintf(&b, "\n## %s %s\n\n", r.Code, r.Name)
-		fmt.Fprintf(&b, "**%s.** Severity: %s.\n\n", strings.TrimSuffix(r.Title, "."), r.Severity)
+		fmt.Fprintf(&b, "**%s.** Severity: %s.", strings.TrimSuffix(r.Title, "."), r.Severity)
+		if r.FailsBuild {
+			fmt.Fprintf(&b, " Fails `mcpgen build` (unless built with `--allow-lint %s`).", r.Code)
+		}
+		b.WriteString("\n\n")
 		b.WriteString(strings.TrimSpace(r.Doc))
 		b.WriteString("\n")
 	}

@@ -39,6 +39,10 @@ type Rule struct {
 	// Severity is the severity of the rule's findings unless a finding
 	// sets its own (a rule may have a warning and an error threshold).
 	Severity diag.Severity
+	// FailsBuild makes the rule's findings errors in mcpgen build (unless
+	// allowed with --allow-lint): for problems that leave a connector
+	// unusable in hosts, not merely worse.
+	FailsBuild bool
 	// Run checks the project and reports through the pass.
 	Run func(*Pass)
 }
@@ -182,6 +186,8 @@ var rules = []*Rule{
 	descriptionInvisible,
 	descriptionGoIdentifier,
 	descriptionInjection,
+	descriptionFieldGoName,
+	fieldJSONTag,
 	nameCharset,
 	namePrefixedLength,
 	nameCaseCollision,

@@ -55,3 +55,24 @@ func TestDocsUpToDate(t *testing.T) {
 		t.Errorf("docs/lint.md is stale; run: go generate ./generator/lint")
 	}
 }
+
+func TestJSONNameFor(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		snake bool
+		want  string
+	}{
+		{"DryRun", false, "dryRun"},
+		{"ID", false, "id"},
+		{"URLPath", false, "urlPath"},
+		{"UserID", false, "userId"},
+		{"Page2Size", false, "page2Size"},
+		{"DryRun", true, "dry_run"},
+		{"URLPath", true, "url_path"},
+		{"Max_Items", false, "maxItems"},
+	} {
+		if got := jsonNameFor(tc.in, tc.snake); got != tc.want {
+			t.Errorf("jsonNameFor(%q, %v) = %q, want %q", tc.in, tc.snake, got, tc.want)
+		}
+	}
+}

@@ -10,10 +10,11 @@ import (
 var apiToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 var nameCharset = &Rule{
-	Code:     "NAME001",
-	Name:     "tool-name-charset",
-	Title:    "Tool names are at most 64 characters of a-z, A-Z, 0-9, _ and -",
-	Severity: diag.Error,
+	Code:       "NAME001",
+	Name:       "tool-name-charset",
+	Title:      "Tool names are at most 64 characters of a-z, A-Z, 0-9, _ and -",
+	Severity:   diag.Error,
+	FailsBuild: true,
 	Doc: "MCP allows tool names of up to 128 characters including `.`, but the Anthropic\n" +
 		"API accepts only names matching `^[a-zA-Z0-9_-]{1,64}$` — and Claude, and every\n" +
 		"host built on the API, passes MCP tools to the model by their names. A tool\n" +

@@ -8,10 +8,11 @@ import (
 )
 
 var namePrefixedLength = &Rule{
-	Code:     "NAME002",
-	Name:     "tool-name-prefixed-length",
-	Title:    "Claude Code's name for a tool, `mcp__SERVER__TOOL`, fits in 64 characters",
-	Severity: diag.Warning,
+	Code:       "NAME002",
+	Name:       "tool-name-prefixed-length",
+	Title:      "Claude Code's name for a tool, `mcp__SERVER__TOOL`, fits in 64 characters",
+	Severity:   diag.Warning,
+	FailsBuild: true,
 	Doc: "Claude Code (and other hosts that gather tools from many servers) give the\n" +
 		"model each MCP tool as `mcp__SERVER__TOOL`, where SERVER is the name the\n" +
 		"connector was installed under — by default its server name, the last element\n" +

@@ -52,8 +52,11 @@ func docPos(f ir.Func) diag.Pos {
 
 // textPos returns the position of the doc comment's text: the first byte
 // after "// " on its first line.
-func (p *Pass) textPos(f ir.Func) diag.Pos {
-	pos := docPos(f)
+func (p *Pass) textPos(f ir.Func) diag.Pos { return p.commentTextPos(docPos(f)) }
+
+// commentTextPos returns the position of the text of the comment at pos:
+// the first byte after "// ".
+func (p *Pass) commentTextPos(pos diag.Pos) diag.Pos {
 	lines := p.Lines(pos.File)
 	if pos.Line < 1 || pos.Line > len(lines) || pos.Col < 1 {
 		return pos

@@ -12,6 +12,7 @@ const (
 	msgNoPackages   = "no Go packages in %s"
 	hintNoPackages  = "add main.go in package main; mcpgen new scaffolds one"
 	msgPackageError = "%s"
+	hintImport      = "check the import path %q, or add its module with go get, then run go mod tidy"
 	msgNoRuntime    = "the generated code imports %s, which this module cannot load: %s"
 	hintNoRuntime   = "add mcpgen to go.mod, pointing at a checkout of mcpgen: go mod edit -require=github.com/mcpgen/mcpgen@v0.0.0 -replace=github.com/mcpgen/mcpgen=/path/to/mcpgen && go mod tidy (mcpgen new writes this for you)"
 	hintBadRuntime  = "mcpgen's runtime does not build with this module's dependencies: check the require and replace lines for github.com/mcpgen/mcpgen in go.mod, then run go mod tidy"

@@ -144,11 +144,14 @@ func Load(ctx context.Context, dir string, diags *diag.List) (*Program, bool) {
 				continue
 			}
 			seen[key] = true
-			msg := e.Msg
+			msg, code, hint := e.Msg, "go", ""
+			if m, h, ok := importProblem(p, e); ok {
+				msg, code, hint = m, "import", h
+			}
 			if pos.File == "" || pos.File == "-" {
 				pos = diag.Pos{File: abs}
 			}
-			diags.Errorf(pos, "go", "", msgPackageError, msg)
+			diags.Errorf(pos, code, hint, msgPackageError, msg)
 		}
 	}
 	sort.Slice(prog.Packages, func(i, j int) bool { return prog.Packages[i].PkgPath < prog.Packages[j].PkgPath })
@@ -296,6 +299,32 @@ func expand(p *packages.Package, typeErrors bool) []packages.Error {
 		}
 	}
 	return out
+}
+
+// importProblem returns the go command's own words for a type error
+// "could not import PATH (invalid package name: \"\")": the type checker
+// only knows the import failed, while go list said why and how to fix it
+// ("no required module provides package PATH; to add it: go get PATH").
+func importProblem(p *packages.Package, e packages.Error) (msg, hint string, ok bool) {
+	if e.Kind != packages.TypeError {
+		return "", "", false
+	}
+	rest, found := strings.CutPrefix(e.Msg, "could not import ")
+	if !found {
+		return "", "", false
+	}
+	path, _, _ := strings.Cut(rest, " ")
+	imp := p.Imports[path]
+	if imp == nil || len(imp.Errors) == 0 {
+		return "", "", false
+	}
+	// The go command writes its fix on an indented line of its own.
+	why := strings.Join(strings.Fields(imp.Errors[0].Msg), " ")
+	msg, fix, found := strings.Cut(why, "; ")
+	if !found {
+		return why, fmt.Sprintf(hintImport, path), true
+	}
+	return msg, fix + " (in the module root)", true
 }
 
 // errorPos parses go/packages' "file:line:col" error positions.

@@ -153,3 +153,19 @@ func TestLoadBadGoModSyntax(t *testing.T) {
 		}
 	}
 }
+
+// A package no module provides is reported in the go command's words, with
+// its fix, at the import, not as the type checker's "invalid package name".
+func TestLoadMissingModule(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"main.go": mainGo,
+		"db.go":   "package main\n\nimport _ \"modernc.org/sqlite\"\n",
+	})
+	var diags diag.List
+	_, ok := Load(context.Background(), dir, &diags)
+	got := diags.Render(dir)
+	want := "db.go:3:10: no required module provides package modernc.org/sqlite\n\tto add it: go get modernc.org/sqlite (in the module root)\n"
+	if ok || got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -49,6 +49,10 @@ type handler struct {
 	doc  string
 	sig  ir.Signature
 	in   types.Type // the input type without pointer, or nil
+
+	// badDir is set when the directive has errors: the handler is still
+	// checked (see shape), so its other mistakes show in the same run.
+	badDir bool
 }
 
 type parser struct {
@@ -89,6 +93,10 @@ func Parse(prog *load.Program, opts Options, diags *diag.List) (*ir.Project, boo
 	var completions []*handler
 	for _, h := range handlers {
 		if !p.checkFunc(h) {
+			continue
+		}
+		if h.badDir {
+			p.shape(h)
 			continue
 		}
 		switch h.dir.Kind {
@@ -213,9 +221,10 @@ func (p *parser) collect() []*handler {
 					}
 					h := &handler{pkg: pkg, decl: fd, fn: fn, dir: d, pos: p.at(fd.Name.Pos())}
 					seen[fd] = h
-					if !ok || d.Kind == "" || fn == nil {
+					if d.Kind == "" || fn == nil {
 						continue
 					}
+					h.badDir = !ok
 					h.ref = ir.Func{PkgPath: pkg.PkgPath, PkgName: pkg.Name, Name: fd.Name.Name, Pos: h.pos, Doc: p.at(fd.Doc.Pos())}
 					h.doc = strings.TrimSpace(fd.Doc.Text())
 					hs = append(hs, h)
@@ -311,6 +320,7 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		ok = ok && sok
 		if sok {
 			t.InputTypes = p.schemas.Types(h.in, false)
+			t.Decls = p.schemas.Decls(h.in, false)
 		}
 	}
 	if h.sig.Kind == ir.ResultStruct {
@@ -323,9 +333,30 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		ok = ok && sok
 		if sok {
 			t.OutputTypes = p.schemas.Types(res, true)
+			t.Decls = append(t.Decls, p.schemas.Decls(res, true)...)
 		}
 	}
 	return t, ok
+}
+
+// shape checks what does not depend on the options of a handler whose
+// directive has errors — its signature and the schemas of its types — so
+// that a misspelt option does not hide a bad default= on a field. The
+// options are left out (they are what is wrong), and nothing is added to
+// the project.
+func (p *parser) shape(h *handler) {
+	bare := *h
+	bare.dir = &directive.Directive{Kind: h.dir.Kind, Pos: h.dir.Pos}
+	switch h.dir.Kind {
+	case directive.KindTool:
+		p.tool(&bare)
+	case directive.KindResource:
+		p.signature(&bare, p.resourceResult)
+	case directive.KindPrompt:
+		p.prompt(&bare)
+	case directive.KindComplete:
+		p.completeSignature(&bare, &ir.Completion{})
+	}
 }
 
 // irDirective copies a directive's options with their positions into the

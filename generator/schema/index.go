@@ -14,6 +14,7 @@ import (
 // fieldSrc is what the syntax says about one struct field.
 type fieldSrc struct {
 	doc    string
+	docPos token.Pos // where doc's comment starts
 	tagPos token.Pos // start of the tag literal; NoPos without a tag
 	tagLit string    // the tag literal as written, quotes included
 }
@@ -24,6 +25,8 @@ type index struct {
 	fields map[token.Pos]fieldSrc
 	types  map[token.Pos]string // type name → doc
 	consts map[token.Pos]string // constant name → doc
+	// docs maps a type or constant name to where its doc comment starts.
+	docs map[token.Pos]token.Pos
 }
 
 func newIndex(pkgs []*packages.Package) *index {
@@ -31,6 +34,7 @@ func newIndex(pkgs []*packages.Package) *index {
 		fields: map[token.Pos]fieldSrc{},
 		types:  map[token.Pos]string{},
 		consts: map[token.Pos]string{},
+		docs:   map[token.Pos]token.Pos{},
 	}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, f := range p.Syntax {
@@ -57,6 +61,7 @@ func (ix *index) file(f *ast.File) {
 					}
 					if d := docText(cg); d != "" {
 						ix.types[s.Name.Pos()] = d
+						ix.docs[s.Name.Pos()] = cg.Pos()
 					}
 				case *ast.ValueSpec:
 					if n.Tok != token.CONST {
@@ -72,6 +77,7 @@ func (ix *index) file(f *ast.File) {
 					if d := docText(cg); d != "" {
 						for _, name := range s.Names {
 							ix.consts[name.Pos()] = d
+							ix.docs[name.Pos()] = cg.Pos()
 						}
 					}
 				}
@@ -86,6 +92,9 @@ func (ix *index) file(f *ast.File) {
 					cg = fld.Comment
 				}
 				src := fieldSrc{doc: docText(cg)}
+				if src.doc != "" {
+					src.docPos = cg.Pos()
+				}
 				if fld.Tag != nil {
 					src.tagPos = fld.Tag.Pos()
 					src.tagLit = fld.Tag.Value

@@ -23,7 +23,9 @@ func buildCommand() *ucli.Command {
 			"toolchain records from version control. Compiler errors are printed as the Go\n" +
 			"toolchain prints them (file:line:col). When the project has a tsconfig.json, its\n" +
 			"TypeScript compiler type-checks the views too, and type errors fail the build\n" +
-			"(--no-typecheck skips that).\n\n" +
+			"(--no-typecheck skips that). A tool Claude cannot call (a name over 64 characters,\n" +
+			"or with characters other than a-z A-Z 0-9 _ -, also as mcp__SERVER__TOOL) fails the\n" +
+			"build too: lint rules NAME001 and NAME002, which --allow-lint lets through.\n\n" +
 			"Examples:\n" +
 			"  mcpgen build                       build ./<dirname> from the current directory\n" +
 			"  mcpgen build ./acme -o bin/acme    build the connector in ./acme into bin/acme\n" +
@@ -50,6 +52,10 @@ func buildCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "mcpb", Usage: "write an MCP Bundle for Claude Desktop, a binary for every platform inside (-o: the .mcpb; default DIR/<name of DIR>.mcpb)"},
 			&ucli.BoolFlag{Name: "server-json", Usage: "write DIR/server.json for the MCP Registry (with --mcpb it carries the bundle's SHA-256)"},
 			&ucli.StringFlag{Name: "platforms", Usage: "with --mcpb, only these `OS/ARCH,...` (default: " + platformList() + ")"},
+			&ucli.StringSliceFlag{
+				Name:  "allow-lint",
+				Usage: "build although lint rule `CODE` (or its name, e.g. NAME001) has findings that fail the build; repeatable or comma-separated",
+			},
 		},
 		Action: runBuild,
 	}
@@ -75,6 +81,10 @@ func runBuild(c *ucli.Context) error {
 	if _, _, err := pipeline.BuildCommand(c.String("version"), "", ""); err != nil {
 		return usagef("%v", err)
 	}
+	allow, err := ruleCodes(c, "allow-lint")
+	if err != nil {
+		return err
+	}
 	if c.Bool("mcpb") || c.Bool("server-json") {
 		return runDistribute(c, dir, out)
 	}
@@ -83,7 +93,7 @@ func runBuild(c *ucli.Context) error {
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	rep, err := pipeline.Build(c.Context, pipeline.Options{
-		Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr,
+		Dir: dir, Minify: true, Stdout: stdout, Stderr: stderr, AllowLint: allow,
 		TypeCheck: !c.Bool("no-typecheck"),
 		Version:   c.String("version"), GOOS: c.String("os"), GOARCH: c.String("arch"),
 	}, out)

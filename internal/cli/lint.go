@@ -49,6 +49,31 @@ func lintCommand() *ucli.Command {
 	}
 }
 
+// ruleCodes returns the codes of the lint rules a repeatable,
+// comma-separated flag names by code or name; an unknown rule is a usage
+// error naming the closest.
+func ruleCodes(c *ucli.Context, flag string) ([]string, error) {
+	var codes []string
+	for _, v := range c.StringSlice(flag) {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			r := lint.Lookup(name)
+			if r == nil {
+				var all []string
+				for _, r := range lint.Rules() {
+					all = append(all, r.Code, r.Name)
+				}
+				return nil, usagef("--%s %s: no such rule%s (docs/lint.md lists them)", flag, name, suggest(name, all))
+			}
+			codes = append(codes, r.Code)
+		}
+	}
+	return codes, nil
+}
+
 // lintItem is one finding in --format json. The field set and names are a
 // public contract: scripts and CI read them.
 type lintItem struct {
@@ -71,23 +96,13 @@ func runLint(c *ucli.Context) error {
 	if format != "text" && format != "json" {
 		return usagef("--format %q: want text or json", format)
 	}
+	ignored, err := ruleCodes(c, "ignore")
+	if err != nil {
+		return err
+	}
 	ignore := map[string]bool{}
-	for _, v := range c.StringSlice("ignore") {
-		for _, name := range strings.Split(v, ",") {
-			name = strings.TrimSpace(name)
-			if name == "" {
-				continue
-			}
-			r := lint.Lookup(name)
-			if r == nil {
-				var all []string
-				for _, r := range lint.Rules() {
-					all = append(all, r.Code, r.Name)
-				}
-				return usagef("--ignore %s: no such rule%s (docs/lint.md lists them)", name, suggest(name, all))
-			}
-			ignore[r.Code] = true
-		}
+	for _, code := range ignored {
+		ignore[code] = true
 	}
 	rep, err := pipeline.Generate(c.Context, pipeline.Options{Dir: dir, Minify: true, Lint: lint.Config{AuthIssuer: c.String("auth-issuer"), AuthKnown: true}},
 		pipeline.GenerateOptions{Check: true})

@@ -527,7 +527,7 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 		r.out.views(views, time.Since(start))
 	} else {
 		r.out.changed(b.files)
-		r.out.viewSwap(views, old, ch, time.Since(start))
+		r.out.viewSwap(views, before, old, ch, time.Since(start))
 	}
 	r.report("views", b.files, true, start)
 	if !first {

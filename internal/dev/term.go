@@ -3,6 +3,7 @@ package dev
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,26 +84,61 @@ func (t *term) views(views []ir.View, d time.Duration) {
 	t.line("✓ bundled %s in %s: %s", count(len(views), "view"), round(d), strings.Join(names, ", "))
 }
 
-func (t *term) viewSwap(views []ir.View, old []string, ch changes, d time.Duration) {
-	if len(old) == 0 {
-		t.line("✓ views rebundled in %s, unchanged output", round(d))
-		return
-	}
+// viewSwap reports a swap of views: the ones rebundled (their old URIs
+// are in old), added and removed (before holds the names served before).
+func (t *term) viewSwap(views []ir.View, before, old []string, ch changes, d time.Duration) {
 	var tools []string
 	for _, n := range ch.changed {
 		if !strings.Contains(n, "://") {
 			tools = append(tools, n)
 		}
 	}
-	var uris []string
+	var rebundled, added, removed []string
+	now := map[string]bool{}
 	for _, v := range views {
-		for _, o := range old {
-			if viewName(o) == v.Name {
-				uris = append(uris, fmt.Sprintf("%s (%s)", v.URI, size(len(v.HTML))))
-			}
+		now[v.Name] = true
+		desc := fmt.Sprintf("%s (%s)", v.URI, size(len(v.HTML)))
+		switch {
+		case !slices.Contains(before, v.Name):
+			added = append(added, desc)
+		case slices.ContainsFunc(old, func(o string) bool { return viewName(o) == v.Name }):
+			rebundled = append(rebundled, desc)
 		}
 	}
-	msg := fmt.Sprintf("✓ view rebundled in %s → %s", round(d), strings.Join(uris, ", "))
+	for _, n := range before {
+		if !now[n] {
+			removed = append(removed, n)
+		}
+	}
+	noun := "view"
+	if len(rebundled)+len(added)+len(removed) > 1 {
+		noun = "views"
+	}
+	var msg string
+	var rest []string
+	switch {
+	case len(rebundled) > 0:
+		msg = fmt.Sprintf("✓ %s rebundled in %s → %s", noun, round(d), strings.Join(rebundled, ", "))
+		if len(added) > 0 {
+			rest = append(rest, "added "+strings.Join(added, ", "))
+		}
+		if len(removed) > 0 {
+			rest = append(rest, "removed "+strings.Join(removed, ", "))
+		}
+	case len(added) > 0:
+		msg = fmt.Sprintf("✓ %s added in %s → %s", noun, round(d), strings.Join(added, ", "))
+		if len(removed) > 0 {
+			rest = append(rest, "removed "+strings.Join(removed, ", "))
+		}
+	case len(removed) > 0:
+		msg = fmt.Sprintf("✓ %s %s removed in %s", noun, strings.Join(removed, ", "), round(d))
+	default:
+		t.line("✓ views rebundled in %s, unchanged output", round(d))
+		return
+	}
+	if len(rest) > 0 {
+		msg += "; " + strings.Join(rest, "; ")
+	}
 	if len(tools) > 0 {
 		msg += "; relinked " + strings.Join(tools, ", ")
 	}

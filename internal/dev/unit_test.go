@@ -224,3 +224,32 @@ func TestFingerprintProjectFile(t *testing.T) {
 		t.Error("editing mcpgen.json kept the fingerprint")
 	}
 }
+
+// The line a view swap prints names what changed: a rebundled view by its
+// new URI, an added one too, a deleted one by its name — never an arrow
+// pointing at nothing.
+func TestViewSwapLine(t *testing.T) {
+	card := ir.View{Name: "card", URI: "ui://card/new", HTML: "<p>"}
+	chart := ir.View{Name: "chart", URI: "ui://chart/1", HTML: "<p>"}
+	for _, tc := range []struct {
+		name   string
+		views  []ir.View
+		before []string
+		old    []string
+		want   string
+	}{
+		{"rebundled", []ir.View{card}, []string{"card"}, []string{"ui://card/old"}, "✓ view rebundled in 17ms → ui://card/new (3 B)"},
+		{"removed", []ir.View{card}, []string{"card", "stats"}, []string{"ui://stats/x"}, "✓ view stats removed in 17ms"},
+		{"added", []ir.View{card, chart}, []string{"card"}, nil, "✓ view added in 17ms → ui://chart/1 (3 B)"},
+		{"both", []ir.View{chart}, []string{"card", "chart"}, []string{"ui://card/new", "ui://chart/0"}, "✓ views rebundled in 17ms → ui://chart/1 (3 B); removed card"},
+		{"unchanged", []ir.View{card}, []string{"card"}, nil, "✓ views rebundled in 17ms, unchanged output"},
+	} {
+		var out strings.Builder
+		tm := &term{w: &out, errw: &out}
+		tm.viewSwap(tc.views, tc.before, tc.old, changes{}, 17*time.Millisecond)
+		_, got, _ := strings.Cut(strings.TrimSpace(out.String()), " ")
+		if got != tc.want {
+			t.Errorf("%s: got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}

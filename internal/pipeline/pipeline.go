@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +64,9 @@ type Options struct {
 	// The zero value takes what the environment states
 	// (lint.ConfigFromEnv).
 	Lint lint.Config
+	// AllowLint lists the codes of lint rules whose findings Build lets
+	// through although the rule fails the build (lint.Rule.FailsBuild).
+	AllowLint []string
 }
 
 // Report says what one Generate or Build did.
@@ -226,6 +230,9 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	if p.failBuild(rep) {
+		return rep, rep.Diagnostics.Err(p.opts.Dir)
+	}
 	target := p.opts.GOOS
 	if target == "" {
 		target = os.Getenv("GOOS")
@@ -263,6 +270,38 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 		return rep, rep.Diagnostics.Err(p.opts.Dir)
 	}
 	return rep, nil
+}
+
+// hintAllowLint ends the fix of a lint finding that failed the build.
+const hintAllowLint = "; to build anyway (say, for a host that does not go through the Anthropic API), add --allow-lint %s"
+
+// BuildFailingLint lists the codes of the lint rules whose findings fail
+// Build (for a caller that builds a binary only to test it).
+func BuildFailingLint() []string {
+	var codes []string
+	for _, r := range lint.Rules() {
+		if r.FailsBuild {
+			codes = append(codes, r.Code)
+		}
+	}
+	return codes
+}
+
+// failBuild turns the lint warnings of rules that fail the build (a tool
+// name Claude cannot call) into errors, unless Options.AllowLint lets them
+// through, and reports whether it did.
+func (p *Project) failBuild(rep *Report) bool {
+	failed := false
+	for i, d := range rep.Diagnostics {
+		r := lint.Lookup(d.Code)
+		if r == nil || !r.FailsBuild || slices.Contains(p.opts.AllowLint, r.Code) {
+			continue
+		}
+		rep.Diagnostics[i].Severity = diag.Error
+		rep.Diagnostics[i].Hint += fmt.Sprintf(hintAllowLint, r.Code)
+		failed = true
+	}
+	return failed
 }
 
 // typeCheck runs the project's TypeScript compiler over its views. A

@@ -16,7 +16,7 @@ interface DrillDownInput {
    * Region selects the orders of one sales region.
    *
    * Values:
-   * - "all": AllRegions sums every region.
+   * - "all": Sums every region.
    * - "north": North is the northern region.
    * - "south": South is the southern region.
    * - "east": East is the eastern region.
@@ -74,7 +74,7 @@ interface Product {
  * Region selects the orders of one sales region.
  *
  * Values:
- * - "all": AllRegions sums every region.
+ * - "all": Sums every region.
  * - "north": North is the northern region.
  * - "south": South is the southern region.
  * - "east": East is the eastern region.
@@ -135,7 +135,7 @@ interface SummarizeSalesInput {
    * Region selects the orders of one sales region.
    *
    * Values:
-   * - "all": AllRegions sums every region.
+   * - "all": Sums every region.
    * - "north": North is the northern region.
    * - "south": South is the southern region.
    * - "east": East is the eastern region.
