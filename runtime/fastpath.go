@@ -66,6 +66,13 @@ func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
 //     anything during the call. (Roots are not counted: mcpgen has no
 //     helper for them, and a handler that lists them through Session gets
 //     its answer on the session's GET stream.)
+//   - without a session at 2025-11-25 or earlier (a client that never
+//     initialized, or any client of a server run with --stateless), the
+//     tool is NeverAsks: the go-sdk would serve it on a session of its own
+//     for this one request, whose client declared nothing and whose log
+//     level is info. Log messages at info and above then travel as there,
+//     on the answer: it turns into an event stream at the first one
+//     (logStream).
 //
 // What a handler sees is the same as through the go-sdk (a
 // *mcp.CallToolRequest with the session, the parameters, the HTTP header
