@@ -50,7 +50,7 @@ func Session(ctx context.Context) *mcp.ServerSession {
 // without them the plain string msg. Log does nothing outside a handler.
 func Log(ctx context.Context, level Level, msg string, args ...any) {
 	c := runtime.CallFrom(ctx)
-	if c == nil || c.Session == nil {
+	if c == nil {
 		return
 	}
 	var data any = msg
@@ -71,7 +71,7 @@ func Log(ctx context.Context, level Level, msg string, args ...any) {
 	if logger == "" {
 		logger = c.Resource
 	}
-	if err := c.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: logger, Data: data}); err != nil && c.Server != nil {
+	if err := c.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: logger, Data: data}); err != nil && c.Server != nil {
 		c.Server.Logger().Debug("log to client", "err", err)
 	}
 }

@@ -43,6 +43,27 @@ func (c *Call) ProgressToken() any {
 	return p.GetMeta()["progressToken"]
 }
 
+// Log sends a log message to the client that made the request, as
+// mcpgen.Log describes: on the session, or, for a request the runtime
+// answers itself without one (a 2025 client without a session), on that
+// request's answer. It does nothing when the request has neither.
+func (c *Call) Log(ctx context.Context, p *mcp.LoggingMessageParams) error {
+	if c == nil {
+		return nil
+	}
+	if c.Session != nil {
+		return c.Session.Log(ctx, p)
+	}
+	if sink, _ := ctx.Value(logSinkKey{}).(func(*mcp.LoggingMessageParams) error); sink != nil {
+		return sink(p)
+	}
+	return nil
+}
+
+// logSinkKey carries, in a handler's context, where the log messages of a
+// request without a session go (fastpath.go).
+type logSinkKey struct{}
+
 type callKey struct{}
 
 // withCall returns ctx carrying c.

@@ -68,6 +68,13 @@ func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
 //     anything during the call. (Roots are not counted: mcpgen has no
 //     helper for them, and a handler that lists them through Session gets
 //     its answer on the session's GET stream.)
+//   - without a session at 2025-11-25 or earlier (a client that never
+//     initialized, or any client of a server run with --stateless), the
+//     tool is NeverAsks: the go-sdk would serve it on a session of its own
+//     for this one request, whose client declared nothing and whose log
+//     level is info. Log messages at info and above then travel as there,
+//     on the answer: it turns into an event stream at the first one
+//     (logStream).
 //
 // What a handler sees is the same as through the go-sdk (a
 // *mcp.CallToolRequest with the session, the parameters, the HTTP header
@@ -162,7 +169,9 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.next.ServeHTTP(w, r)
 			return
 		}
-	case sid == "" || f.s.opts.stateless:
+	case sid != "" && f.s.opts.stateless:
+		// What the go-sdk makes of a session ID without sessions depends
+		// on its compatibility settings: it answers.
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -264,12 +273,26 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	if _, ok := meta["progressToken"]; ok {
 		return false
 	}
-	var fs *fastSession
-	if stateless {
+	var (
+		fs   *fastSession
+		logs *logStream // a 2025 request without a session: its log messages
+	)
+	switch {
+	case stateless:
 		if !f.statelessOK(r.Header, meta, name) {
 			return false
 		}
-	} else {
+	case sid == "":
+		// A 2025 client without a session (or any client under
+		// --stateless): the go-sdk serves it on a session of its own for
+		// this one request, whose client declared nothing and whose log
+		// level is info, so the handler's log messages travel on the
+		// answer. A tool that might ask the client goes there.
+		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok || mayAsk {
+			return false
+		}
+		logs = &logStream{w: w}
+	default:
 		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok {
 			return false // the go-sdk refuses 2026-07-28 _meta in a session
 		}
@@ -289,6 +312,9 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	}
 
 	ctx := r.Context()
+	if logs != nil {
+		ctx = context.WithValue(ctx, logSinkKey{}, logs.send)
+	}
 	wh := w.Header()
 	wh["Cache-Control"] = []string{"no-cache, no-transform"}
 	var (
@@ -354,10 +380,15 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		res, err := run(ctx, req.Method, mreq)
 		if cancelled() {
 			// The client cancelled the call: it gets no response.
-			w.WriteHeader(http.StatusAccepted)
+			if !logs.end(nil) {
+				w.WriteHeader(http.StatusAccepted)
+			}
 			return true
 		}
 		out := encode(res, err)
+		if logs.end(out) {
+			return true // the answer was an event stream already
+		}
 		wh["Content-Type"] = []string{"application/json"}
 		w.WriteHeader(http.StatusOK)
 		w.Write(out)
@@ -457,6 +488,73 @@ func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx conte
 	if !closed && ev != nil {
 		w.Write(ev)
 	}
+}
+
+// logStream is the answer to a request without a session while its
+// handler runs: plain JSON unless the handler logs a message the go-sdk
+// would send (info and above, the level of its one-request sessions);
+// from the first such message on, an event stream of the messages, as
+// they come, and then the result.
+type logStream struct {
+	w       http.ResponseWriter
+	mu      sync.Mutex
+	started bool // the event stream has begun
+	ended   bool // the request has been answered
+}
+
+// sentLevels are the levels at or above info.
+var sentLevels = map[mcp.LoggingLevel]bool{"info": true, "notice": true, "warning": true, "error": true, "critical": true, "alert": true, "emergency": true}
+
+var errAnswered = errors.New("the request has been answered: the log message has no stream to travel on")
+
+// send writes p as a notifications/message event.
+func (l *logStream) send(p *mcp.LoggingMessageParams) error {
+	if !sentLevels[p.Level] {
+		return nil
+	}
+	pb, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return errAnswered
+	}
+	if !l.started {
+		l.started = true
+		h := l.w.Header()
+		h["Content-Type"] = []string{"text/event-stream"}
+		l.w.WriteHeader(http.StatusOK)
+	}
+	ev := make([]byte, 0, len(pb)+96)
+	ev = append(ev, `event: message`+"\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":`...)
+	ev = append(ev, pb...)
+	ev = append(ev, "}\n\n"...)
+	l.w.Write(ev)
+	http.NewResponseController(l.w).Flush()
+	return nil
+}
+
+// end ends the answer: out (nil for none) as the last event when the
+// event stream has begun. It reports whether it had; a nil l has not.
+func (l *logStream) end(out []byte) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = true
+	if !l.started {
+		return false
+	}
+	if out != nil {
+		ev := make([]byte, 0, len(out)+24)
+		ev = append(ev, "event: message\ndata: "...)
+		ev = append(ev, out...)
+		l.w.Write(append(ev, "\n\n"...))
+	}
+	return true
 }
 
 // resume holds a client's resumption of a stream the fast path is still

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -516,5 +517,134 @@ func TestFastPathCloseStream(t *testing.T) {
 	close(release)
 	if g := <-got; g != "result" {
 		t.Errorf("the result was not replayed after Last-Event-ID: %s", g)
+	}
+}
+
+// sessionlessPost sends one JSON-RPC request as a 2025-11-25 client
+// without a session does, and returns the answer's Content-Type, its
+// result (or error) as canonical JSON, and the log messages that came
+// before it.
+func sessionlessPost(t *testing.T, url, body string) (ct, result string, logs []string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	ct = resp.Header.Get("Content-Type")
+	var msgs [][]byte
+	if ct == "text/event-stream" {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok && d != "" {
+				msgs = append(msgs, []byte(d))
+			}
+		}
+	} else {
+		msgs = [][]byte{b}
+	}
+	canon := func(x any) string {
+		out, _ := json.Marshal(x)
+		return string(out)
+	}
+	for _, m := range msgs {
+		var msg struct {
+			Method string         `json:"method"`
+			Params map[string]any `json:"params"`
+			Result map[string]any `json:"result"`
+			Error  any            `json:"error"`
+		}
+		if err := json.Unmarshal(m, &msg); err != nil {
+			t.Fatalf("not JSON-RPC: %s", m)
+		}
+		switch {
+		case msg.Method == "notifications/message":
+			logs = append(logs, canon(msg.Params))
+		case msg.Method != "":
+			// progress notifications: the go-sdk path only
+		case msg.Error != nil:
+			result = "error " + canon(msg.Error)
+		default:
+			result = canon(msg.Result)
+		}
+	}
+	return ct, result, logs
+}
+
+// TestFastPathSessionless checks that 2025 requests without a session
+// (a client that never initialized, or any client of a server run with
+// --stateless) are answered on the fast path with the result, error and
+// log messages the go-sdk gives them on its one-request session: every
+// tool of fastCalls, tools/list and a fixed resource.
+func TestFastPathSessionless(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		opts []runtime.Option
+	}{{"sessions", nil}, {"--stateless", []runtime.Option{runtime.WithStateless(true)}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			// The tools the generator would prove never to ask: a tool
+			// that might goes through the go-sdk (book, below).
+			app := testApp(newProbe())
+			for i := range app.Tools {
+				app.Tools[i].NeverAsks = app.Tools[i].Name != "book"
+			}
+			url := serveHTTP(t, app, mode.opts...)
+			// A progress token sends the request through the go-sdk.
+			type req struct{ fast, sdk string }
+			var reqs []req
+			for i, c := range fastCalls {
+				args, _ := json.Marshal(c.args)
+				p := `"name":"` + c.tool + `","arguments":` + string(args)
+				reqs = append(reqs, req{
+					fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s}}`, i+1, p),
+					fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s,"_meta":{"progressToken":"p"}}}`, i+1, p),
+				})
+			}
+			reqs = append(reqs,
+				req{`{"jsonrpc":"2.0","id":"l","method":"tools/list"}`, `{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{"_meta":{"progressToken":"p"}}}`},
+				req{`{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"test://static-text"}}`,
+					`{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"test://static-text","_meta":{"progressToken":"p"}}}`},
+				req{`{"jsonrpc":"2.0","id":"n","method":"tools/call","params":{"name":"nope"}}`, ``},
+			)
+			for _, r := range reqs {
+				sdkCT, want, wantLogs := "", "", []string(nil)
+				if r.sdk != "" {
+					sdkCT, want, wantLogs = sessionlessPost(t, url, r.sdk)
+					if sdkCT != "text/event-stream" {
+						t.Errorf("%s through the go-sdk: Content-Type %q", r.sdk, sdkCT)
+					}
+				}
+				ct, got, logs := sessionlessPost(t, url, r.fast)
+				if r.sdk == "" {
+					if !strings.HasPrefix(got, "error ") {
+						t.Errorf("%s: want the go-sdk's error, got %s", r.fast, got)
+					}
+					continue
+				}
+				if got != want {
+					t.Errorf("%s:\n got %s\nwant %s", r.fast, got, want)
+				}
+				if strings.Join(logs, "\n") != strings.Join(wantLogs, "\n") {
+					t.Errorf("%s log messages:\n got %q\nwant %q", r.fast, logs, wantLogs)
+				}
+				if wantCT := "application/json"; len(wantLogs) == 0 && ct != wantCT {
+					t.Errorf("%s: Content-Type %q, want the fast path's %s", r.fast, ct, wantCT)
+				}
+			}
+			if ct, _, _ := sessionlessPost(t, url, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"book"}}`); ct != "text/event-stream" {
+				t.Errorf("book (no NeverAsks) without a session: Content-Type %q, want the go-sdk's text/event-stream", ct)
+			}
+		})
 	}
 }

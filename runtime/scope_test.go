@@ -397,3 +397,48 @@ func FuzzScopeDispatch(f *testing.F) {
 		}
 	})
 }
+
+// TestScopeAtDispatchSessionless: a 2025 request without a session, which
+// the runtime answers on its fast path, still has its tool's scopes checked
+// against the caller's at dispatch, and its rate limit applied.
+func TestScopeAtDispatchSessionless(t *testing.T) {
+	t.Parallel()
+	app := authApp()
+	for i := range app.Tools {
+		app.Tools[i].NeverAsks = true // as the generator proves for add_note
+	}
+	s, err := runtime.NewServer(app, runtime.WithLogger(quietLogger(nil)), runtime.WithDevFront("run-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	post := func(scopes ...string) (string, string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_note","arguments":{}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set(runtime.DevKeyHeader, "run-key")
+		req.Header.Set(runtime.DevIdentityHeader, runtime.EncodeDevIdentity(&runtime.Identity{Subject: "alice", Scopes: scopes}))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.Header.Get("Content-Type"), string(b)
+	}
+	for i, want := range []string{fmt.Sprintf(`"code":%d`, runtime.CodeInsufficientScope), "added", "added", "Rate limit reached"} {
+		scopes := []string{"notes:read", "notes:write"}
+		if i == 0 {
+			scopes = scopes[:1]
+		}
+		ct, got := post(scopes...)
+		if !strings.Contains(got, want) {
+			t.Errorf("call %d with scopes %v: %s; want %s", i+1, scopes, got, want)
+		}
+		if ct != "application/json" {
+			t.Errorf("call %d: Content-Type %q, want the fast path's application/json", i+1, ct)
+		}
+	}
+}

@@ -14,7 +14,15 @@ import (
 const (
 	eraSessions  = "sessions"  // 2025-11-25: initialize, Mcp-Session-Id on every request
 	eraStateless = "stateless" // 2026-07-28: no initialize, per-request _meta and headers
+	// 2025-11-25 requests without initialize or a session, as older
+	// clients send them to a server behind a load balancer: to the
+	// default server, and to one run with --stateless.
+	eraSessionless          = "sessionless"
+	eraSessionlessStateless = "sessionless-stateless"
 )
+
+// allModes are the modes in the order of the tables.
+var allModes = []string{eraSessions, eraSessionless, eraSessionlessStateless, eraStateless}
 
 const (
 	sessionVersion   = "2025-11-25"
@@ -157,6 +165,8 @@ func (c *client) post(body []byte, method, name string) ([]byte, http.Header, er
 		}
 	case c.session != "":
 		h["Mcp-Session-Id"] = []string{c.session}
+		h["Mcp-Protocol-Version"] = []string{sessionVersion}
+	case c.era == eraSessionless || c.era == eraSessionlessStateless:
 		h["Mcp-Protocol-Version"] = []string{sessionVersion}
 	}
 	res, err := c.hc.Do(req)

@@ -2,19 +2,24 @@
 // (a pattern, an enum, bounds with a default, structured output and its JSON
 // text copy) served by an mcpgen connector (generated and built with the
 // real mcpgen command from ./connector), by the go-sdk with the tool
-// registered by hand (./sdkserver) and by mark3labs/mcp-go (./mcpgoserver).
+// registered by hand (./sdkserver), by mark3labs/mcp-go (./mcpgoserver),
+// and by the floor (./floorserver: net/http and encoding/json, the tool's
+// constraints checked by hand), the least any Go server can do.
 //
 // Each server runs alone, pinned to CPU 0; the load generator is pinned to
-// CPU 1. Every configuration (1 and 16 concurrent clients, in the sessions
-// era, 2025-11-25, and the stateless era, 2026-07-28) is run against every
-// server in turn, the order rotating from one repetition to the next, and
-// the medians are printed: calls/s, p50/p99 latency, server CPU per call
-// (utime+stime from /proc) and RSS, with ratios against mcp-go. A memory
-// phase measures RSS per idle session and its growth per call.
+// CPU 1. Every configuration (1 and 16 concurrent clients, in four modes:
+// 2025-11-25 sessions; 2025-11-25 requests without a session, to the
+// default server and to one run with --stateless; 2026-07-28) is run
+// against every server in turn, the order rotating from one repetition to
+// the next, and the medians are printed: calls/s, p50/p99 latency, server
+// CPU per call (utime+stime from /proc) and RSS, with ratios against mcp-go
+// and against the floor. A memory phase measures RSS per idle session and
+// its growth per call.
 //
 //	cd bench/load && go run .
 //	go run . -reps 5 -duration 5s -cpuprofile /tmp/prof
 //	go run . -method tools/list    (or resources/read)
+//	go run . -modes sessionless,sessionless-stateless -servers mcpgen,floor
 package main
 
 import (
@@ -24,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,12 +54,14 @@ type config struct {
 
 func main() {
 	var c config
-	servers := flag.String("servers", "mcpgen,sdk,mcpgo", "servers to measure (mcpgen, sdk, mcpgo; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom)")
-	eras := flag.String("eras", "sessions,stateless", "protocol eras: sessions (2025-11-25), stateless (2026-07-28)")
+	servers := flag.String("servers", "mcpgen,sdk,mcpgo,floor", "servers to measure (mcpgen, sdk, mcpgo, floor; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom)")
+	const modesDoc = "modes: sessions (2025-11-25 in a session), sessionless (2025-11-25 without a session), sessionless-stateless (the same, servers run with --stateless), stateless (2026-07-28)"
+	eras := flag.String("modes", strings.Join(allModes, ","), modesDoc)
+	flag.StringVar(eras, "eras", strings.Join(allModes, ","), "the same as -modes")
 	sessions := flag.String("sessions", "1,16", "concurrent clients")
 	flag.IntVar(&c.reps, "reps", 3, "repetitions of every configuration (medians are printed)")
-	flag.DurationVar(&c.warmup, "warmup", time.Second, "unmeasured load before each measurement")
-	flag.DurationVar(&c.duration, "duration", 3*time.Second, "measured load per run")
+	flag.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured load before each measurement")
+	flag.DurationVar(&c.duration, "duration", 2*time.Second, "measured load per run")
 	flag.IntVar(&c.idle, "idle", 1000, "idle sessions opened to measure memory per session (0: skip the memory phase)")
 	flag.IntVar(&c.perCall, "percall", 20000, "calls in one session to measure memory growth per call")
 	flag.IntVar(&c.serverCPU, "server-cpu", 0, "CPU the servers are pinned to")
@@ -76,7 +84,7 @@ func main() {
 	}
 	for _, s := range c.servers {
 		if _, ok := serverKinds[s]; !ok {
-			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, sdk, mcpgo)", s)
+			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, sdk, mcpgo, floor)", s)
 		}
 	}
 	if c.method != methodCall && c.method != methodList && c.method != methodRead {
@@ -86,8 +94,8 @@ func main() {
 		c.idle = 0 // the memory phase measures tools/call
 	}
 	for _, e := range c.eras {
-		if e != eraSessions && e != eraStateless {
-			fatalf("-eras: unknown era %q (sessions, stateless)", e)
+		if !slices.Contains(allModes, e) {
+			fatalf("-modes: unknown mode %q (%s)", e, strings.Join(allModes, ", "))
 		}
 	}
 	if c.cpuprofile != "" {
@@ -169,6 +177,9 @@ func buildServers(dir string) error {
 		return err
 	}
 	if err := run(here, "go", "build", "-o", filepath.Join(dir, "mcpgo"), "./mcpgoserver"); err != nil {
+		return err
+	}
+	if err := run(here, "go", "build", "-o", filepath.Join(dir, "floor"), "./floorserver"); err != nil {
 		return err
 	}
 	mcpgenCmd := filepath.Join(dir, "mcpgen-cmd")
