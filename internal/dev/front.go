@@ -655,11 +655,30 @@ func (f *front) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: childMeta(req.Params.Meta), Name: req.Params.Name, Arguments: req.Params.Arguments})
 	if err != nil {
 		return f.callFailed(ctx, c, err)
 	}
 	return res, nil
+}
+
+// childMeta returns a host request's _meta as it goes to the connector: a
+// 2026-07-28 request carries its protocol version, client and capabilities
+// there, which belong to the host's request, not to the front's session with
+// the connector (which would refuse a session request claiming 2026-07-28).
+func childMeta(m mcp.Meta) mcp.Meta {
+	if m == nil {
+		return nil
+	}
+	out := mcp.Meta{}
+	for k, v := range m {
+		switch k {
+		case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel:
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func errorResult(err error) *mcp.CallToolResult {
@@ -678,7 +697,7 @@ func (f *front) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: req.Params.Meta, URI: req.Params.URI})
+	res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: childMeta(req.Params.Meta), URI: req.Params.URI})
 	if err != nil {
 		if e := f.failure(ctx, c, err, "read the resource"); e != nil {
 			return nil, e
@@ -699,7 +718,7 @@ func (f *front) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	res, err := l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	res, err := l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: childMeta(req.Params.Meta), Name: req.Params.Name, Arguments: req.Params.Arguments})
 	if err != nil {
 		if e := f.failure(ctx, c, err, "get the prompt"); e != nil {
 			return nil, e
@@ -718,7 +737,9 @@ func (f *front) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 	if c.caps == nil || c.caps.Completions == nil {
 		return empty, nil
 	}
-	return c.control.Complete(ctx, req.Params)
+	p := *req.Params
+	p.Meta = childMeta(p.Meta)
+	return c.control.Complete(ctx, &p)
 }
 
 func (f *front) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {

@@ -17,8 +17,10 @@ import (
 // Host, which also rejects a tunnel; this check keeps the protection and
 // admits the names the developer allowed.
 func (r *runner) handler() http.Handler {
-	var mcpH http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.front.srv },
-		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	// Both protocol eras, as the built connector serves them: a
+	// 2026-07-28 request is served on its own (the front opens a connector
+	// session for it), a 2025-11-25 host keeps its session.
+	mcpH := runtime.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	allow := r.opts.AllowHosts
 	mux := http.NewServeMux()
 	if r.gate != nil {
