@@ -83,8 +83,9 @@ func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 // address when the request is made on a caller's behalf, to every request
 // to the connector.
 type frontTransport struct {
-	key  string
-	next http.RoundTripper
+	key     string
+	next    http.RoundTripper
+	schemas *schemaBytes // nil: not recorded (order.go)
 }
 
 func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -96,12 +97,16 @@ func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if a, ok := req.Context().Value(addrKey{}).(string); ok {
 		req.Header.Set(runtime.DevCallerAddrHeader, a)
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		t.schemas.watch(req, resp)
+	}
+	return resp, err
 }
 
 // client returns the HTTP client for talking to the connector.
-func (f *front) client() *http.Client {
-	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport}}
+func (f *front) client(schemas *schemaBytes) *http.Client {
+	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport, schemas: schemas}}
 }
 
 // scopesFor returns the scopes the current connector declares for one

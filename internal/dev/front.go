@@ -62,6 +62,7 @@ type snapshot struct {
 type conn struct {
 	child    *child
 	client   *http.Client // nil: the SDK's default
+	schemas  *schemaBytes // the listed tools' schemas as sent (order.go)
 	control  *mcp.ClientSession
 	caps     *mcp.ServerCapabilities
 	inflight sync.WaitGroup
@@ -291,7 +292,8 @@ func (f *front) connect(ctx context.Context, ch *child) (*conn, *snapshot, error
 		default:
 		}
 	}
-	c := &conn{child: ch, hosts: map[*mcp.ServerSession]*hostLink{}, client: f.client()}
+	c := &conn{child: ch, hosts: map[*mcp.ServerSession]*hostLink{}, schemas: &schemaBytes{}}
+	c.client = f.client(c.schemas)
 	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpgen-dev", Version: "dev"}, &mcp.ClientOptions{
 		Capabilities:               &mcp.ClientCapabilities{},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { notify(event{relist: ch}) },
@@ -337,6 +339,7 @@ func list(ctx context.Context, c *conn) (*snapshot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("tools/list: %w", err)
 			}
+			c.schemas.restore(t)
 			s.tools = append(s.tools, t)
 		}
 	}
@@ -533,6 +536,9 @@ func (f *front) relink(t *mcp.Tool) *mcp.Tool {
 	var c mcp.Tool
 	b, _ := json.Marshal(t)
 	_ = json.Unmarshal(b, &c)
+	// The schemas as the connector sent them (order.go), not the
+	// decoded copy.
+	c.InputSchema, c.OutputSchema = t.InputSchema, t.OutputSchema
 	if c.Meta == nil {
 		return &c
 	}

@@ -105,6 +105,11 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	if out := ds.out.String(); !strings.Contains(out, "hello.go:11:4: warning: the description of tool hello opens with the Go name Hello") || !strings.Contains(out, "[DESC005 description-go-identifier]") {
 		t.Errorf("dev does not show the lint finding:\n%s", out)
 	}
+	// The input schema keeps the order the fields are declared in (text,
+	// rank, top, filter), which hosts and the inspector's form show.
+	if keys := propertyOrder(t, ds.url, "text_stats"); strings.Join(keys, " ") != "text rank top filter" {
+		t.Errorf("text_stats's input properties come in the order %v, want text rank top filter", keys)
+	}
 	// The scaffold's own tool and view are served too.
 	if u := viewURI(t, tool(t, cs, "text_stats")); !strings.HasPrefix(u, "ui://stats/") {
 		t.Fatalf("text_stats links %q", u)

@@ -355,6 +355,11 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	b.do("goto", map[string]any{"url": base})
 	b.do("click", map[string]any{"name": "text_stats"})
 	b.do("fill", map[string]any{"label": "text", "value": "the cat saw the other cat and the dog"})
+	// The form shows the fields in the order they are declared in Go.
+	order := b.str("eval", map[string]any{"expr": `[...document.querySelectorAll("form .fname, .fname")].map((e) => e.textContent).filter((n, i, all) => all.indexOf(n) === i).join(" ")`})
+	if order != "text rank top filter" {
+		t.Errorf("the form lists text_stats's fields as %q, want the declaration order text rank top filter", order)
+	}
 	b.do("select", map[string]any{"label": "rank", "value": `"word"`})
 	b.do("fill", map[string]any{"label": "top", "value": "3"})
 	b.do("click", map[string]any{"name": "Call"})
