@@ -59,6 +59,13 @@ type identityKey struct{}
 // addrKey carries the host-facing client's address the same way.
 type addrKey struct{}
 
+// ownKey marks the context of the front's own requests to the connector
+// (runtime.DevOwnHeader): those made for no host request.
+type ownKey struct{}
+
+// own returns ctx marked as the front's own.
+func own(ctx context.Context) context.Context { return context.WithValue(ctx, ownKey{}, true) }
+
 // forwarding returns ctx carrying the caller of the host request req: its
 // verified identity, and its address (which handler put in
 // runtime.DevCallerAddrHeader).
@@ -96,6 +103,9 @@ func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if a, ok := req.Context().Value(addrKey{}).(string); ok {
 		req.Header.Set(runtime.DevCallerAddrHeader, a)
+	}
+	if req.Context().Value(ownKey{}) != nil {
+		req.Header.Set(runtime.DevOwnHeader, "1")
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err == nil {

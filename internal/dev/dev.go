@@ -707,7 +707,7 @@ func (r *runner) relist(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	snap, err := list(ctx, c)
+	snap, err := list(own(ctx), c)
 	if err != nil {
 		r.out.warn("re-listing the connector: %v", err)
 		return

@@ -267,7 +267,9 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 	// The session outlives the host request that opened it, and the SDK
 	// keeps the connect context's values for the session's lifetime: a
 	// clean context keeps that request's identity out of later messages.
-	cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	// Its set-up is the front's own (runtime.DevOwnHeader): left out of
+	// the connector's request log.
+	cctx, cancel := context.WithTimeout(own(context.Background()), 15*time.Second)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	cs, err := cl.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: c.child.url(), MaxRetries: -1, HTTPClient: c.client},
@@ -286,6 +288,7 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 // connect opens the control session with a freshly started connector and
 // lists what it serves.
 func (f *front) connect(ctx context.Context, ch *child) (*conn, *snapshot, error) {
+	ctx = own(ctx) // the control session's requests are no host's
 	notify := func(e event) {
 		select {
 		case f.events <- e:

@@ -191,6 +191,19 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("session lost: %v", err)
 	}
+	// The connector's request log shows the host's calls, not the
+	// front's own requests (its lists and the set-up of its sessions),
+	// which would add lines on every rebuild.
+	out := ds.out.String()
+	if !strings.Contains(out, "msg=request method=tools/call tool=hello") {
+		t.Errorf("the output lacks the request log line of the host's call:\n%s", out)
+	}
+	for _, m := range []string{"initialize", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "logging/setLevel"} {
+		if strings.Contains(out, "msg=request method="+m+" ") {
+			t.Errorf("the output logs the front's own %s requests:\n%s", m, out)
+			break
+		}
+	}
 
 	// A last edit to a view only: swapped in the front, and the generated
 	// views file on disk follows.
