@@ -731,11 +731,16 @@ func (r *runner) publish(kind string, diags diag.List) {
 	}
 	r.diags[kind] = diags
 	var all diag.List
-	all.Append(r.diags["views"])
-	all.Append(r.diags["go"])
-	all.Append(r.diags["types"])
+	shown := []inspector.Diagnostic{}
+	for _, k := range []string{"views", "go", "types"} {
+		all.Append(r.diags[k])
+		for _, d := range inspector.Diagnostics(r.diags[k], r.dir) {
+			d.Stage = k
+			shown = append(shown, d)
+		}
+	}
 	r.builds++
-	r.insp.SetStatus(inspector.Status{Build: r.builds, OK: !all.HasErrors(), Diagnostics: inspector.Diagnostics(all, r.dir)})
+	r.insp.SetStatus(inspector.Status{Build: r.builds, OK: !all.HasErrors(), Diagnostics: shown})
 }
 
 func (r *runner) hasCurrent() bool {

@@ -433,11 +433,28 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	b.do("waitGone", map[string]any{"selector": ".overlay"})
 	b.do("waitFrameText", map[string]any{"text": "Most often seen words"})
 
+	// A type error in the view: the view bundles and serves as it is, and
+	// the overlay says so (not that the last good build serves).
+	edit(t, dir, "ui/stats.tsx", "<h2>Most often seen", "<h2>{((n: string) => n)(7)}Typed")
+	waitEvent(t, events, "views", true)
+	b.do("waitFrameText", map[string]any{"text": "7Typed words"})
+	b.do("waitText", map[string]any{"text": "Type errors in the views", "timeoutMs": 90000})
+	overlay = b.str("eval", map[string]any{"expr": "document.querySelector('.overlay').innerText"})
+	if !strings.Contains(overlay, "ui/stats.tsx:") || !strings.Contains(overlay, "still serve") || strings.Contains(overlay, "last good build") {
+		t.Errorf("the overlay of a view's type error:\n%s", overlay)
+	}
+	edit(t, dir, "ui/stats.tsx", "<h2>{((n: string) => n)(7)}Typed", "<h2>Most often seen")
+	waitEvent(t, events, "views", true)
+	b.do("waitGone", map[string]any{"selector": ".overlay", "timeoutMs": 90000})
+
 	// A compile error in Go: the same overlay, with the Go position.
 	edit(t, dir, "textstats.go", "func TextStats(", "func TextStats(brokenParam undefinedType, ")
 	waitEvent(t, events, "go", false)
 	b.do("waitText", map[string]any{"text": "Build failed"})
 	overlay = b.str("eval", map[string]any{"expr": "document.querySelector('.overlay').innerText"})
+	if !strings.Contains(overlay, "last good build keeps serving") {
+		t.Errorf("the overlay of a compile error does not say the last good build serves:\n%s", overlay)
+	}
 	if !strings.Contains(overlay, "textstats.go:") || !strings.Contains(overlay, "undefinedType") {
 		t.Errorf("the overlay does not show the compile error:\n%s", overlay)
 	}

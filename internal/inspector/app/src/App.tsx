@@ -28,6 +28,9 @@ interface Diag {
   message: string;
   hint?: string;
   text: string;
+  // stage is the check that found it: "go" or "views" (the last good
+  // build keeps serving), "types" (the view serves despite it).
+  stage?: string;
 }
 
 interface BuildStatus {
@@ -673,8 +676,7 @@ export function App() {
       {errorsShown && (
         <div className="overlay" role="alertdialog" aria-label="Build errors">
           <div className="overlay-box">
-            <h2>Build failed</h2>
-            <p className="muted">The last good build keeps serving. Fix these and save:</p>
+            <OverlayHead diagnostics={build!.diagnostics} />
             <ul>
               {build!.diagnostics.map((d, i) => (
                 <li key={i} className={d.severity}>
@@ -979,5 +981,32 @@ function SignIn({ problem, detail }: { problem: AuthProblem; detail: string }) {
         Sign in
       </button>
     </form>
+  );
+}
+
+// OverlayHead says what the errors of the overlay mean for what serves: a
+// failed build leaves the last good build serving; a type error in a view
+// stops nothing (the view is bundled and serves as it is).
+function OverlayHead({ diagnostics }: { diagnostics: Diag[] }) {
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  const typeOnly = errors.every((d) => d.stage === "types");
+  const someTypes = errors.some((d) => d.stage === "types");
+  if (typeOnly) {
+    return (
+      <>
+        <h2>Type errors in the views</h2>
+        <p className="muted">
+          The views still serve as they are: a type error does not stop a view from bundling (mcpgen build does refuse it). Fix these and save:
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h2>Build failed</h2>
+      <p className="muted">
+        The last good build keeps serving{someTypes ? "; the views with type errors serve as they are" : ""}. Fix these and save:
+      </p>
+    </>
   );
 }
