@@ -260,6 +260,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 			Name:        filepath.Base(r.dir),
 			SandboxAddr: net.JoinHostPort(sandboxHost, "0"),
 			AllowHosts:  r.opts.AllowHosts,
+			// The views the front serves, with their source maps: the
+			// browser's developer tools show a view's errors in ui/.
+			Views: r.front.currentViews,
 		})
 		if err != nil {
 			ln.Close()
