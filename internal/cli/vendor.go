@@ -28,7 +28,9 @@ func copyModule(ctx context.Context, src, dst string) error {
 			`{{range .IgnoredGoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`+
 			`{{range .EmbedFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`, "./...")
 	list.Dir = src
-	list.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	// Read-only: listing must never rewrite the checkout's go.mod; and
+	// the checkout alone, not a go.work around it.
+	list.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
 	var out, errOut bytes.Buffer
 	list.Stdout, list.Stderr = &out, &errOut
 	if err := list.Run(); err != nil {
@@ -41,7 +43,7 @@ func copyModule(ctx context.Context, src, dst string) error {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if strings.HasSuffix(rel, "_test.go") {
+		if strings.HasSuffix(rel, "_test.go") || strings.Contains(filepath.ToSlash(rel), "node_modules/") {
 			continue
 		}
 		files = append(files, rel)
