@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpgen/mcpgen/internal/tagopt"
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -185,8 +186,19 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 	var enum []string
 	var titles, names []string
 	titled := false
-	for _, opt := range splitTag(f.Tag.Get("mcpgen")) {
-		key, val, _ := strings.Cut(opt, "=")
+	opts, errs := tagopt.Parse(f.Tag.Get("mcpgen"))
+	for _, e := range errs {
+		switch e.Kind {
+		case "empty":
+			return nil, false, bad("empty option in the mcpgen tag; remove the extra comma (options are name or name=value, separated by commas)")
+		case "unterminated":
+			return nil, false, bad("unterminated quoted value in the mcpgen tag; close the quote: name='value' (write '' for a quote inside the value)")
+		default:
+			return nil, false, bad("unexpected %q after a quoted value in the mcpgen tag; separate options with commas: name='value',other=...", e.Text)
+		}
+	}
+	for _, opt := range opts {
+		key, val := opt.Key, opt.Value
 		switch key {
 		case "title", "description":
 			p[key] = val
@@ -242,7 +254,6 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 			case "array":
 				p["default"] = strings.Split(val, "|")
 			}
-		case "":
 		default:
 			return nil, false, bad("unknown mcpgen tag option %q; valid: title, description, default, format, min, max, minLength, maxLength, enum, enumNames", key)
 		}
@@ -291,16 +302,4 @@ func elicitProperty(owner reflect.Type, f reflect.StructField, ft reflect.Type) 
 		}
 	}
 	return p, hasDefault, nil
-}
-
-// splitTag splits an mcpgen tag at commas.
-func splitTag(tag string) []string {
-	if tag == "" {
-		return nil
-	}
-	parts := strings.Split(tag, ",")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts
 }

@@ -130,6 +130,29 @@ func TestElicitSchemaErrors(t *testing.T) {
 		}
 	}
 
+	// The tag grammar is the generator's: a quoted value holds commas.
+	type quoted struct {
+		R string `json:"r" mcpgen:"title='Range, short',description='it''s'"`
+	}
+	got, err = buildElicitSchema(reflect.TypeFor[quoted]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(got, &sch)
+	if want := `{"description":"it's","title":"Range, short","type":"string"}`; string(sch.Properties["r"]) != want {
+		t.Errorf("quoted title: %s\nwant %s", sch.Properties["r"], want)
+	}
+	for tag, want := range map[string]string{
+		`mcpgen:"title=x,"`:   "empty option in the mcpgen tag",
+		`mcpgen:"title='x"`:   "unterminated quoted value",
+		`mcpgen:"title='x'y"`: `unexpected "y" after a quoted value`,
+	} {
+		typ := reflect.StructOf([]reflect.StructField{{Name: "S", Type: reflect.TypeFor[string](), Tag: reflect.StructTag(`json:"s" ` + tag)}})
+		if _, err := buildElicitSchema(typ); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", tag, err, want)
+		}
+	}
+
 	// Schemas are built once per type.
 	type ok struct {
 		A string `json:"a"`

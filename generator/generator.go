@@ -17,6 +17,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/generator/load"
+	"github.com/mcpgen/mcpgen/generator/meta"
 	"github.com/mcpgen/mcpgen/generator/parse"
 )
 
@@ -86,7 +87,14 @@ func Generate(ctx context.Context, cfg Config) (*Result, diag.List) {
 		}
 	}
 	proj, ok := parse.Parse(prog, parse.Options{Views: views}, &diags)
-	if !ok {
+	before := len(diags)
+	if proj != nil {
+		proj.Meta = meta.Load(prog.Dir, prog.Module, &diags)
+		if proj.Meta != nil && proj.Version == "" {
+			proj.Version = proj.Meta.Version
+		}
+	}
+	if !ok || diags[before:].HasErrors() {
 		diags.Sort()
 		return nil, diags
 	}

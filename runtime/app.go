@@ -15,6 +15,11 @@ type App struct {
 	Name         string
 	Version      string
 	Instructions string
+	// Title, Description, WebsiteURL, Repository and RegistryName describe
+	// the connector in its server card (card.go); they come from the
+	// project file mcpgen.json. RegistryName is reverse-DNS
+	// (io.github.acme/orders); empty: local/Name.
+	Title, Description, WebsiteURL, Repository, RegistryName string
 	// MaxResultChars caps the text of every tool result (see
 	// DefaultMaxResultChars); a Tool's own MaxResultChars overrides it.
 	// 0: the default.

@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -61,6 +65,13 @@ type Auth struct {
 	// as ClientID/ClientSecret.
 	IntrospectionURL       string
 	ClientID, ClientSecret string
+	// IntrospectionLimit bounds the calls to IntrospectionURL for tokens
+	// not in its cache, for all callers together, and
+	// IntrospectionCallerLimit those of one client address
+	// (oauth.DefaultIntrospectionLimit and
+	// oauth.DefaultIntrospectionCallerLimit when zero). A token over a
+	// bound is not checked: 429 for the caller's, 503 for the global one.
+	IntrospectionLimit, IntrospectionCallerLimit Rate
 	// Scopes are needed by every request, besides those a tool, resource or
 	// prompt declares.
 	Scopes []string
@@ -118,6 +129,8 @@ type AuthGate struct {
 	scopesFor    ScopeFunc
 	declared     func() []string
 	sdk          func(http.Handler) http.Handler
+	public       string // the public URL (ForPath, streamauth.go)
+	sub          bool   // made by ForPath: Mount serves its metadata only
 }
 
 // ScopeFunc returns the scopes one JSON-RPC request needs beyond the
@@ -151,7 +164,7 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		return nil, errors.New("mcpgen runtime: auth needs the connector's public URL, which names the protected resource (--public-url, such as https://mcp.example.com)")
 	}
 	g := &AuthGate{issuer: a.Issuer, scopes: a.Scopes, verify: a.Verifier, logger: cfg.Logger, name: cfg.Name,
-		maxBody: cfg.MaxBody, scopesFor: cfg.ScopesFor, declared: cfg.Declared}
+		maxBody: cfg.MaxBody, scopesFor: cfg.ScopesFor, declared: cfg.Declared, public: cfg.PublicURL}
 	if g.logger == nil {
 		g.logger = slog.New(slog.NewTextHandler(stderr(), nil))
 	}
@@ -168,13 +181,16 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		v, err := oauth.New(oauth.Config{
 			Issuer: a.Issuer, Audience: aud,
 			IntrospectionURL: a.IntrospectionURL, ClientID: a.ClientID, ClientSecret: a.ClientSecret,
+			IntrospectionLimit:       oauth.Limit(a.IntrospectionLimit),
+			IntrospectionCallerLimit: oauth.Limit(a.IntrospectionCallerLimit),
+			MoreAudiences:            streamAudiences(a.Audience, cfg.PublicURL), // streamauth.go
 		})
 		if err != nil {
 			return nil, fmt.Errorf("mcpgen runtime: %v", err)
 		}
 		g.oauth = v
-		g.verify = func(ctx context.Context, token string, _ *http.Request) (*Identity, error) {
-			t, err := v.Verify(ctx, token)
+		g.verify = func(ctx context.Context, token string, r *http.Request) (*Identity, error) {
+			t, err := v.Verify(oauth.WithCaller(ctx, remoteHost(r)), token)
 			if err != nil {
 				return nil, err
 			}
@@ -302,6 +318,7 @@ func (s *Server) declaredScopes() []string {
 func (s *Server) MountAuth(mux *http.ServeMux) {
 	if s.auth != nil {
 		s.auth.Mount(mux)
+		s.mountStreamAuth(mux) // streamauth.go
 	}
 }
 
@@ -316,6 +333,10 @@ func (g *AuthGate) Mount(mux *http.ServeMux) {
 		// made per request.
 		auth.ProtectedResourceMetadataHandler(g.Metadata()).ServeHTTP(w, r)
 	})
+	if g.sub {
+		mux.Handle(g.metadataPath, h)
+		return
+	}
 	mux.Handle("/.well-known/oauth-protected-resource", h)
 	mux.Handle(g.metadataPath, h)
 	g.logger.Info("auth: bearer tokens required", "issuer", g.issuer, "resource", g.resource, "metadata", g.metadataURL)
@@ -358,6 +379,11 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 				g.unauthorized(w, true)
 				return
 			}
+			var te *oauth.ThrottleError
+			if errors.As(err, &te) {
+				g.throttled(w, r, te)
+				return
+			}
 			g.logger.Error("auth: cannot verify tokens", "err", err)
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, "Service Unavailable: the authorization server cannot be reached", http.StatusServiceUnavailable)
@@ -371,7 +397,12 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 		need := g.scopes
 		if g.scopesFor != nil && r.Method == http.MethodPost {
 			var extra []string
-			r, extra = g.peekScopes(r)
+			var err error
+			r, extra, err = g.peekScopes(r)
+			if err != nil {
+				g.badRequest(w, r, err)
+				return
+			}
 			need = append(slices.Clip(need), extra...)
 		}
 		if !id.HasScopes(need...) {
@@ -381,6 +412,38 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 		}
 		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))))
 	})
+}
+
+// throttled answers a token that was not checked because introspection
+// calls are over a bound: 429 when the caller's own, 503 when the one for
+// everyone, with Retry-After either way. The token is neither accepted
+// nor called invalid.
+func (g *AuthGate) throttled(w http.ResponseWriter, r *http.Request, te *oauth.ThrottleError) {
+	secs := int((te.RetryAfter + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	limit := fmt.Sprintf("%d/%s", te.Limit.N, shortDuration(te.Limit.Per))
+	if te.Caller {
+		g.logger.Warn("auth: too many unknown tokens from this caller; not asking the introspection endpoint (--auth-introspection-caller-limit)",
+			"remote", remoteHost(r), "limit", limit)
+		http.Error(w, "Too Many Requests: too many new access tokens from this address", http.StatusTooManyRequests)
+		return
+	}
+	g.logger.Warn("auth: too many unknown tokens from all callers; not asking the introspection endpoint (--auth-introspection-limit)",
+		"remote", remoteHost(r), "limit", limit)
+	http.Error(w, "Service Unavailable: too many new access tokens to check; retry later", http.StatusServiceUnavailable)
+}
+
+// remoteHost is the address of the peer that sent r (behind a reverse
+// proxy, the proxy's).
+func remoteHost(r *http.Request) string {
+	if r == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // unauthorized answers 401 with the challenge that sends a client to the
@@ -424,38 +487,238 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // peekScopes reads a POST body to find the scopes its tools/call,
-// resources/read or prompts/get needs, and gives back a request whose body
-// reads from the start. A body over the size limit is left for the MCP
-// handler to refuse.
-func (g *AuthGate) peekScopes(r *http.Request) (*http.Request, []string) {
+// resources/read or prompts/get messages need, and gives back a request
+// whose body reads from the start. It reads member names exactly, as the
+// go-sdk dispatches them, and refuses (a non-nil error, answered 400) any
+// body another JSON parser could read differently: one that is not a
+// single JSON value, or whose message or params object has two members
+// whose names differ only in case, or a member named like method, params,
+// name or uri in another case. The scopes are checked again where the
+// request is dispatched (Server.authorize), on the very values dispatched;
+// this check answers a plain request with the 403 clients act on. A body
+// over the size limit is left for the MCP handler to refuse.
+func (g *AuthGate) peekScopes(r *http.Request) (*http.Request, []string, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
 	r.Body.Close()
 	r2 := r.Clone(r.Context())
 	r2.Body = readBody(body) // endpoint.go
 	if err != nil || int64(len(body)) > g.maxBody {
-		return r2, nil
+		return r2, nil, nil
 	}
-	type call struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		} `json:"params"`
-	}
-	var calls []call
-	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
-		json.Unmarshal(b, &calls)
-	} else {
-		var c call
-		if json.Unmarshal(b, &c) == nil {
-			calls = append(calls, c)
-		}
+	calls, err := scopedCalls(body)
+	if err != nil {
+		return r2, nil, err
 	}
 	var need []string
 	for _, c := range calls {
-		need = append(need, g.scopesFor(c.Method, c.Params.Name, c.Params.URI)...)
+		need = append(need, g.scopesFor(c.method, c.name, c.uri)...)
 	}
-	return r2, need
+	return r2, need, nil
+}
+
+// scopedCall is what decides the scopes of one JSON-RPC message.
+type scopedCall struct{ method, name, uri string }
+
+// ambiguousError is a body the gate refuses to judge; code is the
+// JSON-RPC error code of the answer.
+type ambiguousError struct {
+	code   int64
+	reason string
+}
+
+func (e *ambiguousError) Error() string { return e.reason }
+
+func ambiguous(code int64, format string, args ...any) error {
+	return &ambiguousError{code: code, reason: fmt.Sprintf(format, args...)}
+}
+
+// scopedCalls reads the messages of a POST body (one JSON-RPC message or
+// a batch), refusing what parsers could read differently (see peekScopes).
+func scopedCalls(body []byte) ([]scopedCall, error) {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	if len(b) > 0 && b[0] == '[' {
+		var msgs []json.RawMessage
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, ambiguous(jsonrpc.CodeParseError, "the body is not one JSON value (invalid JSON, or data after it): %v", err)
+		}
+		calls := make([]scopedCall, 0, len(msgs))
+		for i, m := range msgs {
+			c, err := scopedMessage(m)
+			if err != nil {
+				return nil, ambiguous(err.(*ambiguousError).code, "message %d of the batch: %v", i+1, err)
+			}
+			calls = append(calls, c)
+		}
+		return calls, nil
+	}
+	c, err := scopedMessage(b) // json.Unmarshal refuses data after the value
+
+	if err != nil {
+		return nil, err
+	}
+	return []scopedCall{c}, nil
+}
+
+// scopedMessage reads the method, and the name or URI a tools/call,
+// resources/read or prompts/get dispatches on, of one message.
+func scopedMessage(raw json.RawMessage) (scopedCall, error) {
+	var c scopedCall
+	m, err := exactMembers(raw, "message", "jsonrpc", "id", "method", "params")
+	if err != nil {
+		return c, err
+	}
+	if err := stringMember(m, "method", &c.method); err != nil {
+		return c, err
+	}
+	switch c.method {
+	case "tools/call", "prompts/get", "resources/read":
+	default:
+		return c, nil
+	}
+	p, ok := m["params"]
+	if !ok || string(p) == "null" {
+		return c, nil
+	}
+	pm, err := exactMembers(p, "params", "name", "uri")
+	if err != nil {
+		return c, err
+	}
+	if err := stringMember(pm, "name", &c.name); err != nil {
+		return c, err
+	}
+	return c, stringMember(pm, "uri", &c.uri)
+}
+
+// maxMembers bounds the members of a message or params object the gate
+// accepts (a JSON-RPC message has five at most; MCP params a handful).
+const maxMembers = 64
+
+// exactMembers returns the members of the JSON object raw (what names
+// it in errors) by name. It refuses a value that is not an object, two
+// members whose names are equal ignoring case (encoding/json matches
+// struct fields that way and keeps the last; the go-sdk matches exactly),
+// a member whose name equals one of known ignoring case but not exactly,
+// and more than maxMembers members.
+func exactMembers(raw json.RawMessage, what string, known ...string) (map[string]json.RawMessage, error) {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s is not a JSON object", what)
+	}
+	// The names first: that scan stops early on an object of many members,
+	// and what it finds in a body that is not JSON does not matter, since
+	// such a body is refused next.
+	names, err := memberNames(b)
+	if err != nil {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	}
+	if len(names) > maxMembers {
+		return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has more than %d members", what, maxMembers)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, ambiguous(jsonrpc.CodeParseError, "the %s: %v", what, err)
+	}
+	folded := make(map[string]string, len(names)) // foldCase(name) -> name
+	for _, name := range names {
+		f := foldCase(name)
+		if n, dup := folded[f]; dup {
+			return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has members %q and %q; send each member once, named exactly", what, n, name)
+		}
+		folded[f] = name
+		for _, k := range known {
+			if name != k && f == foldCase(k) {
+				return nil, ambiguous(jsonrpc.CodeInvalidRequest, "the %s has a member %q; the protocol's is %q", what, name, k)
+			}
+		}
+	}
+	return m, nil
+}
+
+// memberNames lists the member names of obj, a JSON object, in order
+// and with repeats, reading no further once it has found more than
+// maxMembers. What it returns for a value that is not valid JSON is
+// meaningless (but it returns).
+func memberNames(obj []byte) ([]string, error) {
+	var names []string
+	depth := 0
+	key := false // the next string at depth 1 is a member name
+	for i := 0; i < len(obj); i++ {
+		switch c := obj[i]; c {
+		case '{', '[':
+			depth++
+			key = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		case '"':
+			j := i + 1
+			for ; j < len(obj) && obj[j] != '"'; j++ {
+				if obj[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(obj) {
+				return nil, errors.New("unterminated string")
+			}
+			if key {
+				var name string
+				if err := json.Unmarshal(obj[i:j+1], &name); err != nil {
+					return nil, err
+				}
+				if names = append(names, name); len(names) > maxMembers {
+					return names, nil
+				}
+				key = false
+			}
+			i = j
+		}
+	}
+	return names, nil
+}
+
+// foldCase maps s to one representative of the strings
+// strings.EqualFold finds equal to it: each rune becomes the least of its
+// case-folding orbit (so "K", "k" and the Kelvin sign all become "K",
+// and "ſ" becomes "S").
+func foldCase(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+// stringMember sets *dst to the string member name of m, if m has it;
+// any other JSON value there is refused.
+func stringMember(m map[string]json.RawMessage, name string, dst *string) error {
+	v, ok := m[name]
+	if !ok {
+		return nil
+	}
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, dst) != nil {
+		return ambiguous(jsonrpc.CodeInvalidRequest, "%q is not a string", name)
+	}
+	return nil
+}
+
+// badRequest answers a body the gate refused to judge with 400 and a
+// JSON-RPC error saying why.
+func (g *AuthGate) badRequest(w http.ResponseWriter, r *http.Request, err error) {
+	code := int64(jsonrpc.CodeInvalidRequest)
+	var ae *ambiguousError
+	if errors.As(err, &ae) {
+		code = ae.code
+	}
+	g.logger.Warn("auth: refused a request whose scopes cannot be read unambiguously", "reason", err.Error(), "remote", r.RemoteAddr)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(errorResponse(json.RawMessage("null"), &jsonrpc.Error{Code: code, Message: "Bad Request: " + err.Error()})) // fastpath.go
 }
 
 // scopesFor returns the scopes one request needs beyond the server-wide
@@ -474,13 +737,62 @@ func (s *Server) scopesFor(method, name, uri string) []string {
 		if r, ok := s.resources[uri]; ok {
 			return r.Scopes
 		}
-		for _, t := range s.templates {
-			if t.tpl.Match(uri) != nil {
-				return t.def.Scopes
-			}
+		if t := s.templateFor(uri); t != nil {
+			return t.def.Scopes
 		}
 	}
 	return nil
+}
+
+// templateFor returns the resource template the go-sdk reads uri with:
+// of those that match it, the first by template text (the go-sdk tries its
+// templates in that order), or nil.
+func (s *Server) templateFor(uri string) *resourceTemplate {
+	var found *resourceTemplate
+	for _, t := range s.templates {
+		if t.tpl.Match(uri) != nil && (found == nil || t.def.URI < found.def.URI) {
+			found = t
+		}
+	}
+	return found
+}
+
+// CodeInsufficientScope is the JSON-RPC error code of a tools/call,
+// resources/read or prompts/get refused where it is dispatched because the
+// caller's token lacks a scope the tool, resource or prompt declares. A
+// plain request is answered 403 insufficient_scope before that; this
+// answer is for a request the gate in front read otherwise.
+const CodeInsufficientScope = -32003
+
+// authorize checks, where a tools/call, resources/read or prompts/get is
+// dispatched, that the caller has the scopes need of the tool, resource
+// or prompt about to run (what names it). The gate in front has checked
+// the scopes named in the body it read; this check is on the request the
+// handler actually serves, whatever the body looked like. Without an
+// identity it passes only when no token is expected: auth off, stdio, or
+// behind mcpgen dev's front without auth.
+func (s *Server) authorize(req mcp.Request, what string, need []string) error {
+	if len(need) == 0 {
+		return nil
+	}
+	extra := req.GetExtra()
+	var id *Identity
+	if extra != nil {
+		id = IdentityOf(extra.TokenInfo)
+	}
+	if id == nil {
+		if s.auth == nil || extra == nil || extra.Header == nil {
+			return nil
+		}
+		s.logger.Error("auth: refused a call that reached its handler without a verified caller", "call", what)
+	} else if id.HasScopes(need...) {
+		return nil
+	} else {
+		s.logger.Warn("auth: insufficient scope where the call is dispatched", "sub", id.Subject, "call", what,
+			"needs", strings.Join(need, " "), "has", strings.Join(id.Scopes, " "))
+	}
+	return &jsonrpc.Error{Code: CodeInsufficientScope,
+		Message: fmt.Sprintf("insufficient scope: %s needs scope %q; re-authorize with it", what, strings.Join(need, " "))}
 }
 
 // IdentityOf returns the identity the runtime keeps in a TokenInfo, or nil.

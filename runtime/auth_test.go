@@ -342,6 +342,12 @@ func TestAuthFlags(t *testing.T) {
 		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "https://as.example.com/i"}, nil, "MCPGEN_AUTH_CLIENT_ID"},
 		{[]string{"--auth-issuer", "as.example.com", "--public-url", "https://mcp.example.com"}, nil, "absolute URL"},
 		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "http://as.example.com/i"}, nil, "--auth-introspection"},
+		{[]string{"--auth-introspection-limit", "10/1m"}, nil, "--auth-introspection-limit needs --auth-issuer"},
+		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection-caller-limit", "10/1m"}, nil, "needs --auth-introspection"},
+		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "https://as.example.com/i", "--auth-introspection-limit", "lots"},
+			map[string]string{"MCPGEN_AUTH_CLIENT_ID": "rs"}, "invalid --auth-introspection-limit"},
+		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "https://as.example.com/i"},
+			map[string]string{"MCPGEN_AUTH_CLIENT_ID": "rs", "MCPGEN_AUTH_INTROSPECTION_CALLER_LIMIT": "0/1m"}, "invalid --auth-introspection-caller-limit"},
 	} {
 		var stderr strings.Builder
 		lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }

@@ -13,6 +13,7 @@ import (
 // flags.
 type authFlags struct {
 	issuer, audience, introspection, scopes, rateLimit *string
+	introspectionLimit, introspectionCallerLimit       *string
 	lookup                                             func(string) (string, bool)
 }
 
@@ -24,6 +25,10 @@ func declareAuthFlags(c *cmdline) *authFlags {
 			"require `AUD` in the tokens' aud claim instead of the public URL + /mcp\n(for providers that put an API identifier there)"),
 		introspection: c.String("auth-introspection", "MCPGEN_AUTH_INTROSPECTION", "",
 			"verify opaque tokens at this RFC 7662 introspection `URL`, authenticating with\n$MCPGEN_AUTH_CLIENT_ID and $MCPGEN_AUTH_CLIENT_SECRET"),
+		introspectionLimit: c.String("auth-introspection-limit", "MCPGEN_AUTH_INTROSPECTION_LIMIT", "",
+			"ask the introspection endpoint about new tokens at most `N/DURATION` times in all\n(default "+limitString(oauth.DefaultIntrospectionLimit)+"); over it, 503"),
+		introspectionCallerLimit: c.String("auth-introspection-caller-limit", "MCPGEN_AUTH_INTROSPECTION_CALLER_LIMIT", "",
+			"ask the introspection endpoint about new tokens from one client address at most\n`N/DURATION` times (default "+limitString(oauth.DefaultIntrospectionCallerLimit)+"); over it, 429"),
 		scopes: c.String("auth-scopes", "MCPGEN_AUTH_SCOPES", "",
 			"require these space-separated `SCOPES` on every request"),
 		rateLimit: c.String("rate-limit", "MCPGEN_RATE_LIMIT", "",
@@ -39,9 +44,11 @@ func declareAuthFlags(c *cmdline) *authFlags {
 // protected resource.
 func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]Option, error) {
 	var opts []Option
-	if stdio && (*f.issuer != "" || *f.audience != "" || *f.introspection != "" || *f.scopes != "") {
+	if stdio && (*f.issuer != "" || *f.audience != "" || *f.introspection != "" || *f.scopes != "" ||
+		*f.introspectionLimit != "" || *f.introspectionCallerLimit != "") {
 		fmt.Fprintf(w, "%s: --auth-* flags apply to HTTP only; ignored with --stdio\n", name)
 		*f.issuer, *f.audience, *f.introspection, *f.scopes = "", "", "", ""
+		*f.introspectionLimit, *f.introspectionCallerLimit = "", ""
 	}
 	if *f.rateLimit != "" {
 		r, err := ParseRate(*f.rateLimit)
@@ -56,7 +63,8 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 	if *f.issuer == "" {
 		// Any other auth flag without an issuer is a mistake that would
 		// leave the connector open: refuse to start.
-		for name, v := range map[string]string{"--auth-audience": *f.audience, "--auth-introspection": *f.introspection, "--auth-scopes": *f.scopes} {
+		for name, v := range map[string]string{"--auth-audience": *f.audience, "--auth-introspection": *f.introspection, "--auth-scopes": *f.scopes,
+			"--auth-introspection-limit": *f.introspectionLimit, "--auth-introspection-caller-limit": *f.introspectionCallerLimit} {
 			if v != "" {
 				return nil, fmt.Errorf("%s needs --auth-issuer (the authorization server whose tokens are accepted)", name)
 			}
@@ -89,5 +97,28 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 			return nil, errors.New("--auth-introspection needs client credentials in $MCPGEN_AUTH_CLIENT_ID and $MCPGEN_AUTH_CLIENT_SECRET")
 		}
 	}
+	for _, l := range []struct {
+		flag string
+		v    string
+		dst  *Rate
+	}{
+		{"--auth-introspection-limit", *f.introspectionLimit, &a.IntrospectionLimit},
+		{"--auth-introspection-caller-limit", *f.introspectionCallerLimit, &a.IntrospectionCallerLimit},
+	} {
+		if l.v == "" {
+			continue
+		}
+		if a.IntrospectionURL == "" {
+			return nil, fmt.Errorf("%s bounds calls to the introspection endpoint: it needs --auth-introspection", l.flag)
+		}
+		r, err := ParseRate(l.v)
+		if err != nil {
+			return nil, fmt.Errorf("invalid %s: %v", l.flag, err)
+		}
+		*l.dst = r
+	}
 	return append(opts, WithAuth(a)), nil
 }
+
+// limitString writes l as a flag value (N/DURATION).
+func limitString(l oauth.Limit) string { return Rate(l).String() }

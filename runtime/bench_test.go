@@ -46,6 +46,16 @@ func BenchmarkCallTool(b *testing.B) {
 		_, cs := connect(b, app, nil)
 		bench(b, cs)
 	})
+	// The same call through a per-caller rate limit that never trips: the
+	// cost of taking from the limiter's bucket.
+	b.Run("mcpgen-ratelimit", func(b *testing.B) {
+		app := testApp(newProbe())
+		app.Tools = app.Tools[:1]
+		app.Tools[0].UI = ""
+		app.Views = nil
+		_, cs := connect(b, app, nil, runtime.WithRateLimit(runtime.Rate{N: 1 << 30, Per: time.Second}))
+		bench(b, cs)
+	})
 	b.Run("sdk-AddTool", func(b *testing.B) {
 		s := mcp.NewServer(&mcp.Implementation{Name: "acme", Version: "1.2.3"}, nil)
 		mcp.AddTool(s, &mcp.Tool{

@@ -8,9 +8,10 @@ import (
 	"net/http"
 )
 
-// The go-sdk decodes a numeric JSON-RPC id into a float64, so an id beyond
-// 2^53 (or with a fraction) comes back changed, and the client cannot match
-// the response. mcpgen hands such an id to the SDK as a string that carries
+// The go-sdk decodes a numeric JSON-RPC id into a float64 and sends it back
+// as an integer, so an id beyond 2^53, with a fraction (1.5 comes back as
+// 1, and collides with 1) or an exponent comes back changed, and the client
+// cannot match the response. mcpgen hands such an id to the SDK as a string that carries
 // the original literal, and writes the literal back into the response.
 
 // bigIDPrefix starts the string that stands for a numeric id; the random
@@ -21,11 +22,13 @@ var bigIDPrefix = func() string {
 	return "mcpgen-id-" + hex.EncodeToString(b) + ":"
 }()
 
-// exactID reports whether a numeric id literal survives a float64: an
-// integer of at most 15 digits.
+// exactID reports whether a numeric id literal comes back from the go-sdk
+// as sent: an integer of at most 15 digits, written without a fraction or
+// an exponent (1.5 would come back as 1, 1.0 and 1e0 as 1) and other than
+// -0.
 func exactID(lit []byte) bool {
 	digits := bytes.TrimPrefix(lit, []byte("-"))
-	if len(digits) == 0 || len(digits) > 15 {
+	if len(digits) == 0 || len(digits) > 15 || string(lit) == "-0" {
 		return false
 	}
 	for _, c := range digits {
@@ -77,15 +80,21 @@ func quoteID(lit json.RawMessage) json.RawMessage {
 }
 
 // mayHaveBigID is a cheap first test: only messages with a number of
-// more than 15 digits somewhere are parsed by withStringID.
+// more than 15 digits, a digit followed by a fraction or an exponent, or
+// a -0 somewhere are parsed by withStringID.
 func mayHaveBigID(msg []byte) bool {
 	run := 0
-	for _, c := range msg {
-		if c >= '0' && c <= '9' {
+	for i, c := range msg {
+		switch {
+		case c >= '0' && c <= '9':
 			if run++; run > 15 {
 				return true
 			}
-		} else {
+		case run > 0 && (c == '.' || c == 'e' || c == 'E'):
+			return true
+		case run == 1 && msg[i-1] == '0' && i >= 2 && msg[i-2] == '-':
+			return true
+		default:
 			run = 0
 		}
 	}

@@ -33,6 +33,7 @@ type endpoint struct {
 	versions  []string // the protocol versions served, newest first
 	maxBody   int64
 	asks      *askRegistry
+	table     *sessionTable // sessions.go
 }
 
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -47,12 +48,29 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if body, ok = e.readBody(w, r); !ok {
 			return
 		}
+		shape, single := shapeOf(body)
+		if single {
+			if id, why := shape.malformed(); why != "" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write(errorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + why}))
+				return
+			}
+		}
 		if mayHaveBigID(body) {
 			// The go-sdk reads numeric ids as float64: hand it one it
 			// would change as a string, and write it back in the answer.
 			if fixed, changed := withStringID(body); changed {
 				body, w = fixed, idWriter{w}
 			}
+		}
+		if single && v < statelessVersion && shape.Method != nil && validID(shape.ID) {
+			// An unknown method gets its JSON-RPC error (-32601) rather
+			// than the go-sdk's plain-text 400 (wire.go).
+			mw := &methodWriter{ResponseWriter: w, id: shape.ID}
+			json.Unmarshal(shape.Method, &mw.method)
+			defer mw.finish()
+			w = mw
 		}
 		r.Body, r.ContentLength = readBody(body), int64(len(body))
 	}
@@ -74,6 +92,17 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// on its own, as a sessionless client expects.
 		e.stateless.ServeHTTP(w, r)
 		return
+	}
+	if r.Method == http.MethodPost {
+		// A new session: it needs a slot (sessions.go).
+		slot, no := e.table.reserve(sessionCaller(r))
+		if slot == nil {
+			e.table.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
+			retryLater(w, no.status, sessionRetryAfter, body, no.msg)
+			return
+		}
+		defer e.table.settle(slot)
+		r.Header.Set(slotHeader, slot.token)
 	}
 	e.sessions.ServeHTTP(w, r)
 }
@@ -201,7 +230,10 @@ func (w *sessionWriter) Write(p []byte) (int, error) {
 	if w.replaced || cancelledAnswer(p) {
 		return len(p), nil
 	}
-	return w.ResponseWriter.Write(p)
+	if _, err := w.ResponseWriter.Write(withErrorCode(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Unwrap lets http.ResponseController reach the connection (Flush for

@@ -1,197 +1,24 @@
 package runtime
 
-import (
-	"container/list"
-	"context"
-	"fmt"
-	"iter"
-	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
+import "github.com/mcpgen/mcpgen/runtime/store"
 
 // DefaultEventStoreBytes is how much stream data the default event store
 // keeps for resumption, over all sessions.
-const DefaultEventStoreBytes = 10 << 20
+const DefaultEventStoreBytes = store.DefaultEventBytes
 
 // DefaultEventStoreStreams is how many response streams of one session the
 // default event store keeps for resumption; older ones are dropped.
-const DefaultEventStoreStreams = 64
-
-// eventOverhead is what the store counts for one event beside its data, so
-// that empty events (priming events) are bounded too.
-const eventOverhead = 64
+const DefaultEventStoreStreams = store.DefaultEventStreams
 
 // EventStore is an in-memory mcp.EventStore whose memory stays bounded
-// however long a session lives: it keeps at most maxStreams streams per
-// session and maxBytes of events in all, dropping the streams appended to
-// least recently. (The go-sdk's MemoryEventStore keeps an entry for every
-// stream a session ever had until the session ends, so a long-lived
-// session grows with every request.) A client resuming a dropped stream
-// gets an error rather than wrong events.
-type EventStore struct {
-	mu         sync.Mutex
-	maxBytes   int
-	maxStreams int
-	bytes      int
-	sessions   map[string]*sessionEvents
-	lru        list.List // of *streamEvents, least recently appended first
-}
-
-type sessionEvents struct {
-	streams map[string]*streamEvents
-	lru     list.List // this session's streams, least recently appended first
-}
-
-type streamEvents struct {
-	session, id string
-	first       int // stream index of data[0]; -1: unknown (the stream was dropped)
-	data        [][]byte
-	bytes       int
-	all, own    *list.Element
-}
+// however long a session lives: the memory state store's (see
+// store.MemoryEvents). A client resuming a dropped stream gets an error
+// rather than wrong events.
+type EventStore = store.MemoryEvents
 
 // NewEventStore returns an event store keeping at most maxBytes of events
 // (DefaultEventStoreBytes if 0) and maxStreams streams per session
 // (DefaultEventStoreStreams if 0).
 func NewEventStore(maxBytes, maxStreams int) *EventStore {
-	if maxBytes <= 0 {
-		maxBytes = DefaultEventStoreBytes
-	}
-	if maxStreams <= 0 {
-		maxStreams = DefaultEventStoreStreams
-	}
-	return &EventStore{maxBytes: maxBytes, maxStreams: maxStreams, sessions: map[string]*sessionEvents{}}
-}
-
-var _ mcp.EventStore = (*EventStore)(nil)
-
-// Open implements mcp.EventStore.
-func (s *EventStore) Open(_ context.Context, sessionID, streamID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stream(sessionID, streamID, 0)
-	return nil
-}
-
-// stream returns the stream, creating it with the given first index.
-func (s *EventStore) stream(sessionID, streamID string, first int) *streamEvents {
-	ss := s.sessions[sessionID]
-	if ss == nil {
-		ss = &sessionEvents{streams: map[string]*streamEvents{}}
-		s.sessions[sessionID] = ss
-	}
-	st := ss.streams[streamID]
-	if st == nil {
-		st = &streamEvents{session: sessionID, id: streamID, first: first}
-		st.all = s.lru.PushBack(st)
-		st.own = ss.lru.PushBack(st)
-		ss.streams[streamID] = st
-		for ss.lru.Len() > s.maxStreams {
-			s.drop(ss.lru.Front().Value.(*streamEvents))
-		}
-	}
-	return st
-}
-
-// Append implements mcp.EventStore.
-func (s *EventStore) Append(_ context.Context, sessionID, streamID string, data []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// A stream appended to without Open was dropped while it was still in
-	// use: its indexes are unknown, so it can no longer be replayed.
-	st := s.stream(sessionID, streamID, -1)
-	s.lru.MoveToBack(st.all)
-	s.sessions[sessionID].lru.MoveToBack(st.own)
-	st.data = append(st.data, data)
-	n := len(data) + eventOverhead
-	st.bytes += n
-	s.bytes += n
-	for s.bytes > s.maxBytes {
-		oldest := s.lru.Front().Value.(*streamEvents)
-		if oldest != st {
-			s.drop(oldest)
-			continue
-		}
-		if len(st.data) == 1 {
-			break // keep the event just appended
-		}
-		n := len(st.data[0]) + eventOverhead
-		st.data[0] = nil
-		st.data = st.data[1:]
-		st.bytes -= n
-		s.bytes -= n
-		if st.first >= 0 {
-			st.first++
-		}
-	}
-	return nil
-}
-
-// drop forgets a stream. Requires s.mu.
-func (s *EventStore) drop(st *streamEvents) {
-	ss := s.sessions[st.session]
-	s.lru.Remove(st.all)
-	ss.lru.Remove(st.own)
-	delete(ss.streams, st.id)
-	s.bytes -= st.bytes
-	if len(ss.streams) == 0 {
-		delete(s.sessions, st.session)
-	}
-}
-
-// After implements mcp.EventStore.
-func (s *EventStore) After(_ context.Context, sessionID, streamID string, index int) iter.Seq2[[]byte, error] {
-	s.mu.Lock()
-	var data [][]byte
-	var err error
-	st := s.sessions[sessionID].lookup(streamID)
-	switch {
-	case st == nil:
-		err = fmt.Errorf("stream %q of session %q is no longer kept for resumption: %w", streamID, sessionID, mcp.ErrEventsPurged)
-	case st.first < 0 || index+1 < st.first:
-		err = fmt.Errorf("events of stream %q after %d are no longer kept: %w", streamID, index, mcp.ErrEventsPurged)
-	case index+1-st.first < len(st.data):
-		data = append([][]byte(nil), st.data[index+1-st.first:]...)
-	}
-	s.mu.Unlock()
-	return func(yield func([]byte, error) bool) {
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		for _, d := range data {
-			if !yield(d, nil) {
-				return
-			}
-		}
-	}
-}
-
-func (ss *sessionEvents) lookup(streamID string) *streamEvents {
-	if ss == nil {
-		return nil
-	}
-	return ss.streams[streamID]
-}
-
-// SessionClosed implements mcp.EventStore.
-func (s *EventStore) SessionClosed(_ context.Context, sessionID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ss := s.sessions[sessionID]; ss != nil {
-		for _, st := range ss.streams {
-			s.lru.Remove(st.all)
-			s.bytes -= st.bytes
-		}
-		delete(s.sessions, sessionID)
-	}
-	return nil
-}
-
-// Stats returns the number of sessions and streams kept and their bytes.
-func (s *EventStore) Stats() (sessions, streams, bytes int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.sessions), s.lru.Len(), s.bytes
+	return store.NewMemoryEvents(maxBytes, maxStreams)
 }

@@ -8,3 +8,11 @@ func SessionCount(s *Server) int {
 	}
 	return n
 }
+
+// FastSessionCount returns how many sessions the fast path knows of, for
+// tests.
+func FastSessionCount(s *Server) int {
+	n := 0
+	s.fastPath.sessions.Range(func(any, any) bool { n++; return true })
+	return n
+}

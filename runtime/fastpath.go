@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 )
 
 // fast is the Server's part of the fast path.
@@ -112,11 +114,6 @@ type fastSession struct {
 	// userID is the subject whose token opened the session (with auth):
 	// the go-sdk refuses the session to anyone else.
 	userID string
-	// lastSDK is when the go-sdk last served a request of the session
-	// (Unix nanoseconds). Its idle timer sees only those: the fast path
-	// leaves a call to the go-sdk now and then, so that a session busy
-	// with fast calls does not expire.
-	lastSDK atomic.Int64
 }
 
 type inflightKey struct {
@@ -289,9 +286,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 				return false // the go-sdk answers 403
 			}
 		}
-		if idle := f.s.opts.sessionIdle; idle > 0 && time.Since(time.Unix(0, fs.lastSDK.Load())) > idle/2 {
-			return false // let the go-sdk see the session is in use
-		}
 	}
 
 	ctx := r.Context()
@@ -351,6 +345,9 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return f.resultResponse(req.ID, ctr, stateless)
 		}
 		return f.otherResponse(req.ID, res, stateless)
+	}
+	if f.s.tel.Tracing() {
+		ctx = telemetry.WithRequestID(ctx, req.ID) // observe.go
 	}
 	if !resumable {
 		defer cleanup()
@@ -827,7 +824,6 @@ func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		if x, ok := f.sessions.Load(id); ok {
 			fs := x.(*fastSession)
-			fs.lastSDK.Store(time.Now().UnixNano())
 			if method == "logging/setLevel" && err == nil {
 				fs.logging.Store(true)
 			}
@@ -862,7 +858,6 @@ func (f *fastPath) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, 
 	if extra != nil && extra.TokenInfo != nil {
 		fs.userID = extra.TokenInfo.UserID
 	}
-	fs.lastSDK.Store(time.Now().UnixNano())
 	return fs
 }
 
@@ -883,6 +878,7 @@ type closeHook struct {
 
 func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
 	h.f.sessionClosed(sessionID)
+	h.f.s.sessions.closed(sessionID) // sessions.go
 	return h.EventStore.SessionClosed(ctx, sessionID)
 }
 
@@ -892,5 +888,6 @@ func (f *fastPath) hookEvents(store mcp.EventStore) mcp.EventStore {
 		return nil
 	}
 	f.events, f.hooked = store, true
+	f.s.sessions.hooked = true
 	return &closeHook{EventStore: store, f: f}
 }

@@ -91,9 +91,10 @@ func FuzzStdioLine(f *testing.F) {
 }
 
 // FuzzRestoreIDs checks that an id replaced for the SDK comes back as
-// the literal the client sent.
+// the literal the client sent, and that the cheap first test lets every id
+// that needs replacing through.
 func FuzzRestoreIDs(f *testing.F) {
-	for _, s := range []string{"9007199254740993", "-12345678901234567890", "1234567890123456.0", "1e400"} {
+	for _, s := range []string{"9007199254740993", "-12345678901234567890", "1234567890123456.0", "1e400", "1.5", "-0", "2E-1", "10"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
@@ -102,6 +103,9 @@ func FuzzRestoreIDs(f *testing.F) {
 			return
 		}
 		fixed, changed := withStringID(msg)
+		if changed && !mayHaveBigID(msg) {
+			t.Fatalf("id %s needs replacing, but the first test passes it by", id)
+		}
 		if !changed {
 			return
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/hosts"
 )
 
 // guard rejects browser requests from foreign origins (DNS rebinding and
@@ -94,13 +96,7 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 		if hh, _, err := net.SplitHostPort(h); err == nil {
 			h = hh
 		}
-		h = strings.Trim(h, "[]")
-		return isLoopbackHost(h) || slices.ContainsFunc(g.hosts, func(a string) bool {
-			if sub, ok := strings.CutPrefix(a, "*."); ok {
-				return len(h) > len(sub)+1 && strings.HasSuffix(strings.ToLower(h), "."+sub)
-			}
-			return a == "*" || strings.EqualFold(a, h)
-		})
+		return hosts.Allowed(h, g.hosts)
 	}
 	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || la == nil {
@@ -117,11 +113,6 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 	return isLoopbackHost(h)
 }
 
-func isLoopbackHost(h string) bool {
-	h = strings.Trim(h, "[]")
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+// isLoopbackHost reports whether h (no port) always means this machine
+// (hosts.Loopback: localhost, *.localhost, loopback addresses).
+func isLoopbackHost(h string) bool { return hosts.Loopback(h) }

@@ -123,6 +123,11 @@ func TestHTTPGuards(t *testing.T) {
 		{"loopback origin", map[string]string{"Origin": "http://localhost:5173"}, initBody, http.StatusOK},
 		{"allowed origin", map[string]string{"Origin": "https://claude.ai"}, initBody, http.StatusOK},
 		{"localhost host", map[string]string{"Host": "localhost"}, initBody, http.StatusOK},
+		// *.localhost is loopback (RFC 6761; browsers never ask DNS for
+		// it), as in the inspector and mcpgen dev: one rule, package hosts.
+		{"subdomain of localhost", map[string]string{"Host": "app.localhost:8080"}, initBody, http.StatusOK},
+		{"subdomain of localhost origin", map[string]string{"Origin": "http://app.localhost:5173"}, initBody, http.StatusOK},
+		{"localhost as a subdomain", map[string]string{"Host": "localhost.evil.example"}, initBody, http.StatusForbidden},
 		{"oversized body", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 8000) + `"}}`, http.StatusRequestEntityTooLarge},
 	} {
 		resp := post(t, url, tc.body, tc.header)
@@ -161,8 +166,8 @@ func TestHTTPMalformed(t *testing.T) {
 		t.Errorf("malformed JSON: %s %s, want a 4xx error", resp.Status, b)
 	}
 	resp = post(t, url, `{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`, h)
-	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "no/such/method") {
-		t.Errorf("unknown method: %s %s, want 400 naming the method", resp.Status, b)
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"code":-32601`) || !strings.Contains(string(b), "no/such/method") {
+		t.Errorf("unknown method: %s %s, want JSON-RPC error -32601 naming the method", resp.Status, b)
 	}
 	resp = post(t, url, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1","limit":2}}}`, h)
 	if b := readSSE(t, resp.Body); !strings.Contains(b, `C1-2`) {

@@ -70,8 +70,13 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	// Sessions, questions to clients, stdio input (protoflags.go).
 	proto := protocolFlags(cl)
 
+	// HTTP+SSE and WebSocket (streamserve.go).
+	streams := streamFlags(cl)
+	// Traces and metrics (observe.go).
+	obs := declareObserveFlags(cl)
+
 	cl.fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
+		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp (also HTTP+SSE at /sse, WebSocket at /ws)\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
 		cl.fs.PrintDefaults()
 	}
 	if err := cl.Parse(args); err != nil {
@@ -118,9 +123,20 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		return 2
 	}
 
-	flagOpts := []Option{WithLogger(logger), WithStateless(*stateless)}
+	tel, metricsLn, code, err := obs.setup(ctx, app, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return code
+	}
+	defer endTelemetry(tel, logger)
+	if metricsLn != nil {
+		serveMetrics(ctx, metricsLn, tel, logger, stderr, strings.EqualFold(*dep.logFormat, "json"))
+	}
+
+	flagOpts := []Option{WithLogger(logger), WithStateless(*stateless), WithTelemetry(tel)}
 	flagOpts = append(flagOpts, depOpts...)
 	flagOpts = append(flagOpts, proto.options()...)
+	flagOpts = append(flagOpts, streams()...)
 	opts = append(flagOpts, opts...)
 	s, err := NewServer(app, opts...)
 	if err != nil {

@@ -34,6 +34,8 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"--stdio-max-line", "lots"}, 2, "", `want a positive size such as 16MiB`},
 		{[]string{"--stdio-max-line", "0"}, 2, "", `want a positive size`},
 		{[]string{"--session-idle", "soon"}, 2, "", `-session-idle`},
+		{[]string{"--help"}, 0, "", "-metrics-addr HOST:PORT"},
+		{[]string{"--metrics-addr", "256.0.0.1:x"}, 1, "", "cannot listen on --metrics-addr 256.0.0.1:x"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := runtime.Run(context.Background(), testApp(newProbe()), tc.args, strings.NewReader(""), &stdout, &stderr)

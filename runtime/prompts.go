@@ -38,6 +38,9 @@ func (s *Server) addPrompt(p *Prompt, errs *errList) {
 }
 
 func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, p *Prompt) (res *mcp.GetPromptResult, err error) {
+	if err := s.authorize(req, "prompt "+p.Name, p.Scopes); err != nil {
+		return nil, err
+	}
 	args := req.Params.Arguments
 	if args == nil {
 		args = map[string]string{}

@@ -13,12 +13,18 @@ type protocol struct {
 	sessionIdle   *time.Duration
 	clientTimeout *time.Duration
 	maxLine       *byteSize
+	maxSessions   *int
+	perCaller     *int
 }
 
 func protocolFlags(c *cmdline) *protocol {
 	p := &protocol{
 		sessionIdle: c.Duration("session-idle", "MCPGEN_SESSION_IDLE", DefaultSessionIdle,
 			"close an HTTP session after `DURATION` without a request (0: never); its client\ngets 404 with JSON-RPC error -32001 and starts a new one"),
+		maxSessions: c.Int("max-sessions", "MCPGEN_MAX_SESSIONS", DefaultMaxSessions,
+			"hold at most `N` HTTP sessions at once (0: no bound); an initialize beyond it\nis answered 503 with Retry-After"),
+		perCaller: c.Int("max-sessions-per-caller", "MCPGEN_MAX_SESSIONS_PER_CALLER", DefaultMaxSessionsPerCaller,
+			"hold at most `N` HTTP sessions of one caller (token subject, else client address;\n0: no bound); beyond it the caller's least recently used idle session is\nclosed, or the initialize answered 429 with Retry-After when none is idle"),
 		clientTimeout: c.Duration("client-timeout", "MCPGEN_CLIENT_TIMEOUT", DefaultClientRequestTimeout,
 			"wait at most `DURATION` for the client to answer a question (sampling, elicitation)"),
 		maxLine: new(byteSize),
@@ -34,8 +40,15 @@ func (p *protocol) options() []Option {
 	if idle == 0 {
 		idle = -1 // never
 	}
+	bound := func(n int) int {
+		if n <= 0 {
+			return -1 // none
+		}
+		return n
+	}
 	return []Option{
 		WithSessionIdle(idle),
+		WithMaxSessions(bound(*p.maxSessions), bound(*p.perCaller)),
 		WithClientRequestTimeout(*p.clientTimeout),
 		WithMaxLineBytes(int(*p.maxLine)),
 	}

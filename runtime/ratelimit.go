@@ -1,16 +1,17 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/time/rate"
+
+	"github.com/mcpgen/mcpgen/internal/ratespec"
+	"github.com/mcpgen/mcpgen/runtime/store"
 )
 
 // Rate is a number of calls per period, such as 120 per minute
@@ -35,23 +36,11 @@ func (r Rate) String() string {
 // duration ("120/1m", "5/30s", "1000/1h"); a bare unit means one of it
 // ("10/s", "60/m", "500/h").
 func ParseRate(s string) (Rate, error) {
-	n, per, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok {
-		return Rate{}, fmt.Errorf("want N/DURATION such as 120/1m, got %q", s)
+	n, per, err := ratespec.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return Rate{}, fmt.Errorf("want N/DURATION such as 120/1m in %q: %v", s, err)
 	}
-	count, err := strconv.Atoi(n)
-	if err != nil || count <= 0 {
-		return Rate{}, fmt.Errorf("want a positive number of calls before the slash in %q (such as 120/1m)", s)
-	}
-	switch per {
-	case "s", "m", "h":
-		per = "1" + per
-	}
-	d, err := time.ParseDuration(per)
-	if err != nil || d <= 0 {
-		return Rate{}, fmt.Errorf("want a duration such as 1m, 30s or 1h after the slash in %q", s)
-	}
-	return Rate{N: count, Per: d}, nil
+	return Rate{N: n, Per: per}, nil
 }
 
 func shortDuration(d time.Duration) string {
@@ -70,64 +59,16 @@ func shortDuration(d time.Duration) string {
 // over the limit gets an isError result saying when to retry.
 func WithRateLimit(r Rate) Option { return func(o *options) { o.rateLimit = r } }
 
-// maxLimiters bounds how many callers' limiters are kept; past it, those
-// whose bucket has refilled (as good as new) are dropped first.
-const maxLimiters = 10_000
+// bucket is the token bucket of a rate: N calls, refilled over Per.
+func (r Rate) bucket() store.Bucket { return store.Bucket{Size: r.N, Per: r.Per} }
 
-// limiterSet holds one token bucket per (limit, caller) in a bounded map,
-// so a stream of new callers cannot grow memory without end.
-type limiterSet struct {
-	now func() time.Time
-	mu  sync.Mutex
-	m   map[limitKey]*rate.Limiter
-}
-
-type limitKey struct {
-	tool   string // "" for the server-wide limit
-	caller string
-}
-
-func newLimiterSet(now func() time.Time) *limiterSet {
-	if now == nil {
-		now = time.Now
+// limitKey names the bucket of one caller under one limit in the state
+// store's limiter: tool is "" for the server-wide limit.
+func limitKey(tool, caller string) string {
+	if tool == "" {
+		return "ratelimit:server:" + caller
 	}
-	return &limiterSet{now: now, m: map[limitKey]*rate.Limiter{}}
-}
-
-// allow takes one call from the caller's bucket for this limit; when the
-// bucket is empty it takes nothing and says how long until it can.
-func (ls *limiterSet) allow(k limitKey, r Rate) (bool, time.Duration) {
-	now := ls.now()
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	lim := ls.m[k]
-	if lim == nil {
-		if len(ls.m) >= maxLimiters {
-			ls.evict(now)
-		}
-		lim = rate.NewLimiter(rate.Every(r.Per/time.Duration(r.N)), r.N)
-		ls.m[k] = lim
-	}
-	res := lim.ReserveN(now, 1)
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return false, d
-	}
-	return true, 0
-}
-
-func (ls *limiterSet) evict(now time.Time) {
-	for k, lim := range ls.m {
-		if lim.TokensAt(now) >= float64(lim.Burst()) {
-			delete(ls.m, k)
-		}
-	}
-	for k := range ls.m { // still full: drop arbitrary ones
-		if len(ls.m) < maxLimiters*9/10 {
-			break
-		}
-		delete(ls.m, k)
-	}
+	return "ratelimit:tool:" + tool + ":" + caller
 }
 
 // callerHeader carries the client's address from the HTTP layer to the
@@ -166,23 +107,39 @@ func caller(req *mcp.CallToolRequest) string {
 
 // rateLimited returns the isError result for a call over its tool's or
 // the server-wide limit, or nil when the call may go ahead.
-func (t *tool) rateLimited(req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (t *tool) rateLimited(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	s := t.s
 	if t.def.RateLimit.IsZero() && s.opts.rateLimit.IsZero() {
 		return nil
 	}
 	who := caller(req)
+	limiter := s.state.Limiter()
 	if r := t.def.RateLimit; !r.IsZero() {
-		if ok, wait := s.limits.allow(limitKey{t.def.Name, who}, r); !ok {
-			return t.s.limitResult(fmt.Sprintf("at most %d calls to %s per %s", r.N, t.def.Name, shortDuration(r.Per)), wait)
+		ok, wait, err := limiter.Take(ctx, limitKey(t.def.Name, who), 1, r.bucket())
+		if err != nil {
+			return s.limiterFailed(err)
+		}
+		if !ok {
+			return s.limitResult(fmt.Sprintf("at most %d calls to %s per %s", r.N, t.def.Name, shortDuration(r.Per)), wait)
 		}
 	}
 	if r := s.opts.rateLimit; !r.IsZero() {
-		if ok, wait := s.limits.allow(limitKey{"", who}, r); !ok {
-			return t.s.limitResult(fmt.Sprintf("at most %d tool calls per %s", r.N, shortDuration(r.Per)), wait)
+		ok, wait, err := limiter.Take(ctx, limitKey("", who), 1, r.bucket())
+		if err != nil {
+			return s.limiterFailed(err)
+		}
+		if !ok {
+			return s.limitResult(fmt.Sprintf("at most %d tool calls per %s", r.N, shortDuration(r.Per)), wait)
 		}
 	}
 	return nil
+}
+
+// limiterFailed refuses a limited call when the state store cannot say
+// whether the caller is within its limit: limits fail closed.
+func (s *Server) limiterFailed(err error) *mcp.CallToolResult {
+	s.logger.Error("rate limit unavailable", "err", err)
+	return errorResult("The rate limit could not be checked (the connector's state store failed). Retry in a few seconds.")
 }
 
 func (s *Server) limitResult(limit string, wait time.Duration) *mcp.CallToolResult {

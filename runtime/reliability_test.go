@@ -141,6 +141,10 @@ func TestReliabilityStdio(t *testing.T) {
 		{"batch of junk", `[1,2]`, -32600, "null"},
 		{"over-long line", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`, -32600, "null"},
 		{"over-long junk", strings.Repeat("[", 3000), -32600, "null"},
+		{"a request before initialize", `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, -32600, "4"},
+		{"a null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, "null"},
+		{"only jsonrpc and id", `{"jsonrpc":"2.0","id":5}`, -32600, "5"},
+		{"only jsonrpc and a string id", `{"jsonrpc":"2.0","id":"five"}`, -32600, `"five"`},
 	} {
 		c.send("")     // blank lines are skipped silently
 		c.send("  \r") // and so are lines of white space
@@ -428,7 +432,9 @@ func TestReliabilityHTTP(t *testing.T) {
 		{"session: empty body", sess, ``, 400, 0},
 		{"session: not JSON-RPC", sess, `{"hello":1}`, 400, 0},
 		{"session: a batch in 2025-11-25", sess, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400, 0},
-		{"session: unknown method", sess, `{"jsonrpc":"2.0","id":2,"method":"no/such"}`, 400, 0},
+		{"session: unknown method", sess, `{"jsonrpc":"2.0","id":2,"method":"no/such"}`, 200, -32601},
+		{"session: only jsonrpc and id", sess, `{"jsonrpc":"2.0","id":24}`, 400, -32600},
+		{"session: a null id", sess, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, 400, -32600},
 		{"session: unknown tool", sess, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}}`, 200, -32602},
 		{"session: params of the wrong type", sess, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}`, 200, -32602},
 		{"session: unknown resource", sess, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"test://nope"}}`, 200, -32002},
@@ -441,7 +447,10 @@ func TestReliabilityHTTP(t *testing.T) {
 		{"session: bad version header", map[string]string{"Mcp-Session-Id": sess["Mcp-Session-Id"], "Mcp-Protocol-Version": "!!"}, `{"jsonrpc":"2.0","id":10,"method":"ping"}`, 400, -32022},
 		{"unknown session", map[string]string{"Mcp-Session-Id": "x", "Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":11,"method":"ping"}`, 404, -32001},
 		{"no session: truncated JSON", nil, `{"jsonrpc":"2.0","id":12`, 400, 0},
-		{"no session: unknown method", nil, `{"jsonrpc":"2.0","id":13,"method":"no/such"}`, 400, 0},
+		{"no session: unknown method", nil, `{"jsonrpc":"2.0","id":13,"method":"no/such"}`, 200, -32601},
+		{"no session: only jsonrpc and id", nil, `{"jsonrpc":"2.0","id":25}`, 400, -32600},
+		{"no session: a null id", nil, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, 400, -32600},
+		{"2026: only jsonrpc and id", withMethod(v26, "tools/list"), `{"jsonrpc":"2.0","id":26}`, 400, -32600},
 		{"2026: truncated JSON", v26, `{"jsonrpc":"2.0","id":14,"method":`, 400, 0},
 		{"2026: no _meta", withMethod(v26, "tools/list"), `{"jsonrpc":"2.0","id":15,"method":"tools/list"}`, 400, -32602},
 		{"2026: header and _meta disagree", withMethod(map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, "tools/list"), `{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{` + meta2026 + `}}`, 400, 0},
@@ -533,11 +542,12 @@ func TestSlowBody(t *testing.T) {
 	}
 }
 
-// TestExactIDs checks that numeric request ids beyond 2^53 come back
-// exactly as sent, over stdio, in an HTTP session and in 2026-07-28
-// requests, and that such an id can be cancelled.
+// TestExactIDs checks that numeric request ids beyond 2^53, with a
+// fraction or an exponent come back exactly as sent, over stdio, in an
+// HTTP session and in 2026-07-28 requests, and that such an id can be
+// cancelled.
 func TestExactIDs(t *testing.T) {
-	ids := []string{"9007199254740993", "-9007199254740993", "12345678901234567890123"}
+	ids := []string{"9007199254740993", "-9007199254740993", "12345678901234567890123", "1.5", "-2.25", "1.0", "1e3", "2E-1", "-0"}
 	t.Run("stdio", func(t *testing.T) {
 		p := newProbe()
 		c := serveInitialized(t, p)
@@ -582,6 +592,43 @@ func TestExactIDs(t *testing.T) {
 					}
 				}
 			}
+			// An error names the request as sent too.
+			resp := post(t, url, `{"jsonrpc":"2.0","id":`+id+`,"method":"no/such"}`, sess)
+			var r rpcReply
+			if b, _ := io.ReadAll(resp.Body); json.Unmarshal(b, &r) != nil || string(r.ID) != id || r.Error == nil || r.Error.Code != -32601 {
+				t.Errorf("unknown method with id %s: %s %s", id, resp.Status, b)
+			}
+		}
+	})
+	t.Run("no collision", func(t *testing.T) {
+		// 2.5 and 2 are two requests: the second is not a duplicate of
+		// the first, which is still running.
+		p := newProbe()
+		url := serveHTTP(t, testApp(p))
+		sess := rawSession(t, url)
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":2.5,"method":"tools/call","params":{"name":"wait","arguments":{},"_meta":{"progressToken":"p"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range sess {
+			req.Header.Set(k, v)
+		}
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		<-p.started
+		resp := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"},"_meta":{"progressToken":"q"}}}`, sess)
+		var r rpcReply
+		if data := readSSE(t, resp.Body); json.Unmarshal([]byte(data), &r) != nil || string(r.ID) != "2" || r.Error != nil {
+			t.Errorf("id 2 while 2.5 runs: %s %s", resp.Status, data)
+		}
+		post(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2.5}}`, sess)
+		select {
+		case <-p.cancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("cancelling request 2.5 did not cancel it")
 		}
 	})
 }

@@ -9,13 +9,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // requestLog is receiving middleware that writes one log line per JSON-RPC
 // request a client sends (notifications are not requests): its method,
 // the tool, prompt or resource it names, the session, how long it took and
 // its outcome: ok, tool_error (a result with isError) or error (a JSON-RPC
-// error, with its code).
+// error, with its code); with tracing, the trace id of the request's span.
 func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) {
@@ -39,6 +40,12 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 			attrs = append(attrs, slog.String("session", ss.ID()))
 		}
 		attrs = append(attrs, slog.Duration("duration", time.Since(start)))
+		if s.tel.Tracing() {
+			// The request's span (observe.go) is around this middleware.
+			if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+				attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+			}
+		}
 		level := slog.LevelInfo
 		switch {
 		case err != nil:

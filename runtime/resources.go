@@ -93,6 +93,9 @@ func (s *Server) addResource(r *Resource, errs *errList) {
 
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest, r *Resource, vars map[string]string) (res *mcp.ReadResourceResult, err error) {
 	uri := req.Params.URI
+	if err := s.authorize(req, "resource "+r.URI, r.Scopes); err != nil {
+		return nil, err
+	}
 	ctx = withCall(ctx, &Call{Server: s, Session: req.Session, Request: req, Resource: r.URI})
 	defer func() {
 		if p := recover(); p != nil {

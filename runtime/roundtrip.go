@@ -210,6 +210,14 @@ func (r *askRegistry) closeAll(cause error) {
 	}
 }
 
+// stateKeyName names, in the state store's secrets, the key that signs
+// requestState when WithStateKey gives none: replicas sharing a store
+// share it.
+const stateKeyName = "requestState"
+
+// stateKeySize is the size in bytes of that key (HMAC-SHA256).
+const stateKeySize = 32
+
 // roundState is what a tool call carries from one round trip to the next:
 // the answers of earlier rounds. It travels through the client as
 // requestState, signed so that a client cannot forge answers.

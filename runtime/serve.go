@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -27,9 +26,8 @@ const streamRetry = time.Second
 // stream may give up the whole session, calls in flight included. It
 // returns the process exit code: 0 after a drain, 1 when serving failed.
 func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drain time.Duration, jsonLog bool) int {
-	var draining atomic.Bool
+	var gate drainGate
 	var streams streamSet
-	var inflight sync.WaitGroup
 	h := s.Handler()
 	mux := http.NewServeMux()
 	// The health check answers whatever the Host: platforms probe by IP
@@ -37,7 +35,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if draining.Load() {
+		if gate.draining() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			io.WriteString(w, "draining\n")
 			return
@@ -45,25 +43,36 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		io.WriteString(w, "ok\n")
 	})
 	s.MountAuth(mux)
+	// The server card is public metadata, readable from any origin and
+	// under any Host, like the health check.
+	mux.Handle(CardPath, s.CardHandler())
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Header.Get("Mcp-Method") != "subscriptions/listen" {
-			inflight.Add(1)
-			defer inflight.Done()
+			// A request that comes in once the drain has begun is
+			// refused before it runs, with an answer that says to retry:
+			// a call that ran must have its answer reach the client, and
+			// a connection the server is closing may not carry it.
+			if !gate.enter() {
+				s.refuseDraining(w, r)
+				return
+			}
+			defer gate.leave()
 			h.ServeHTTP(w, r)
 			return
 		}
 		// A GET stream (or a 2026-07-28 subscriptions/listen) stays open
 		// until the client leaves, so a draining server refuses new ones
 		// and ends the open ones.
-		if draining.Load() {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
+		if gate.draining() {
+			s.refuseDraining(w, r)
 			return
 		}
 		sw, sr, done := streams.track(w, r)
 		defer done()
+		defer s.tel.StreamOpened(r.Context())() // observe.go
 		h.ServeHTTP(sw, sr)
 	})
+	also := s.mountStreams(mux, &gate) // streamserve.go: /sse, /ws
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -89,6 +98,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	} else {
 		fmt.Fprintln(stderr, serving)
 	}
+	if len(also) > 0 {
+		s.logger.Info("also serving", "paths", strings.Join(also, " "))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -98,16 +110,24 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	case <-ctx.Done():
 	}
 	start := time.Now()
-	draining.Store(true)
+	// From here on requests are refused before they run; those already
+	// running are waited for. The gate closes before any connection does,
+	// so a request read from a connection the server closes under it
+	// (golang/go#65802) is refused, never run without its answer.
+	finished := gate.close()
 	// Questions to clients are not waited for: their calls end at once.
 	s.asks.closeAll(errShuttingDown)
 	ln.Close()
-	srv.SetKeepAlivesEnabled(false) // also closes idle connections
+	// Keep-alive connections stay open while the drain lasts: a request
+	// already on its way over one gets the refusal above, which closes
+	// the connection, rather than an EOF the client could not tell from a
+	// lost answer. Shutdown closes the idle ones at the end.
 	s.logger.Info("draining", "drain", drain)
 	deadline := time.NewTimer(drain)
 	defer deadline.Stop()
-	finished := make(chan struct{})
-	go func() { inflight.Wait(); close(finished) }()
+	dctx, dcancel := context.WithTimeout(context.Background(), drain)
+	defer dcancel()
+	finished = s.drainStreams(dctx, finished) // streamserve.go: then the calls on /sse and /ws
 	cut := false
 	select {
 	case <-finished:
@@ -115,7 +135,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
 		cut = true
 	}
-	n := streams.endAll(streamRetry)
+	n := streams.endAll(streamRetry) + s.endStreams()
 	if cut {
 		// The retry fields went out in endAll; nothing is left to wait for.
 		srv.Close()
@@ -130,6 +150,69 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	}
 	s.logger.Info("stopped", "after", time.Since(start).Round(time.Millisecond), "streams_ended", n)
 	return 0
+}
+
+// drainGate admits requests until the drain begins and then tells when
+// the admitted ones have finished.
+type drainGate struct {
+	mu     sync.Mutex
+	closed bool
+	n      int           // requests admitted and running
+	idle   chan struct{} // closed once closed and n is 0
+}
+
+// enter admits a request, unless the drain has begun; leave ends it.
+func (g *drainGate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.n++
+	return true
+}
+
+func (g *drainGate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n--; g.n == 0 && g.closed {
+		close(g.idle)
+	}
+}
+
+func (g *drainGate) draining() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
+}
+
+// close begins the drain: no request is admitted any more. The channel it
+// returns is closed once the admitted ones have finished.
+func (g *drainGate) close() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed {
+		g.closed = true
+		g.idle = make(chan struct{})
+		if g.n == 0 {
+			close(g.idle)
+		}
+	}
+	return g.idle
+}
+
+// refuseDraining answers a request that came in during the drain: 503,
+// Retry-After, Connection: close (the client reconnects, reaching the
+// replacement process or another replica) and a JSON-RPC error naming the
+// request when its body can be read. Nothing ran: retrying is safe.
+func (s *Server) refuseDraining(w http.ResponseWriter, r *http.Request) {
+	var body []byte
+	if r.Method == http.MethodPost && r.Body != nil {
+		body, _ = io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.maxBodyBytes))
+	}
+	w.Header().Set("Connection", "close")
+	retryLater(w, http.StatusServiceUnavailable, int(streamRetry/time.Second), body,
+		"Service Unavailable: the server is shutting down; the request was not run; retry")
 }
 
 // streamSet holds the open GET event streams so a draining server can end

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/runtime/store"
+	"github.com/mcpgen/mcpgen/runtime/telemetry"
 )
 
 // DefaultMaxResultChars is the default cap on the text of one tool result:
@@ -42,13 +44,22 @@ type Server struct {
 	handlerOnce sync.Once
 	handler     http.Handler
 
+	cardOnce sync.Once // card.go
+	card     []byte
+
 	mu    sync.Mutex
 	views map[string]View // by name
 
-	auth   *AuthGate   // nil when auth is off
-	limits *limiterSet // per-caller rate limits
+	auth     *AuthGate     // nil when auth is off
+	state    store.Store   // rate limits, resumption events, shared secrets
+	sessions *sessionTable // HTTP sessions: their bounds and idle time
+
+	tel *telemetry.Telemetry // nil when off; observe.go
 
 	fast // fastpath.go
+
+	streamsOnce sync.Once
+	streamsT    *MessageTransports // HTTP+SSE and WebSocket (streamserve.go)
 }
 
 type options struct {
@@ -56,6 +67,7 @@ type options struct {
 	maxResultChars int
 	stateless      bool
 	eventStore     mcp.EventStore
+	state          store.Store
 	noEventStore   bool
 	instructions   string
 	openAI         bool
@@ -70,11 +82,15 @@ type options struct {
 	askTimeout     time.Duration
 	auth           *Auth            // auth.go
 	rateLimit      Rate             // ratelimit.go
-	now            func() time.Time // rate limits; time.Now when nil
+	now            func() time.Time // the memory state store; time.Now when nil
 	maxLineBytes   int
 	devFrontKey    string // devfront.go
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
+	streams        streamOptions        // streamserve.go
+	telemetry      *telemetry.Telemetry // observe.go
+
+	maxSessions, maxSessionsPerCaller int // sessions.go
 }
 
 // Option configures NewServer.
@@ -102,6 +118,13 @@ func WithEventStore(store mcp.EventStore) Option {
 	return func(o *options) { o.eventStore = store; o.noEventStore = store == nil }
 }
 
+// WithStore sets where the server keeps its state: rate-limit buckets, the
+// events kept for resumption (unless WithEventStore says otherwise) and
+// the key that signs requestState (unless WithStateKey gives one). The
+// default is an in-memory store of its own (store.NewMemory). The server
+// does not close it.
+func WithStore(st store.Store) Option { return func(o *options) { o.state = st } }
+
 // WithInstructions sets the server instructions sent to clients at
 // initialization, overriding App.Instructions.
 func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
@@ -127,8 +150,10 @@ func WithAllowedOrigins(origins ...string) Option {
 func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
 
 // WithStateKey sets the secret that signs the requestState of tool calls
-// that ask the client questions under MCP 2026-07-28 (a random key per
-// process by default). Replicas behind one load balancer need the same key.
+// that ask the client questions under MCP 2026-07-28. By default it is a
+// random key kept in the state store (see WithStore): one per process with
+// the in-memory store, one for every replica sharing a store. Replicas
+// behind one load balancer need the same key.
 func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
 
 // DefaultSessionIdle is how long an HTTP session may go without a request
@@ -141,8 +166,10 @@ const DefaultClientRequestTimeout = 5 * time.Minute
 
 // WithSessionIdle closes HTTP sessions that receive no request for d
 // (DefaultSessionIdle when unset; a negative d keeps idle sessions forever).
-// A client that comes back after that gets 404 with JSON-RPC error -32001
-// and starts a new session.
+// A session is idle while no request of it is in progress and it has no
+// event stream open: a client listening for notifications on its GET
+// stream keeps its session. A client that comes back after that gets 404
+// with JSON-RPC error -32001 and starts a new session.
 func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessionIdle = d } }
 
 // WithClientRequestTimeout bounds how long a request to the client
@@ -193,6 +220,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	case o.sessionIdle < 0:
 		o.sessionIdle = 0 // the SDK's "never"
 	}
+	o.maxSessions = sessionBound(o.maxSessions, DefaultMaxSessions)
+	o.maxSessionsPerCaller = sessionBound(o.maxSessionsPerCaller, DefaultMaxSessionsPerCaller)
 	if o.askTimeout <= 0 {
 		o.askTimeout = DefaultClientRequestTimeout
 	}
@@ -213,10 +242,17 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		views:       make(map[string]View),
 		stateKey:    o.stateKey,
 		asks:        newAskRegistry(),
+		state:       o.state,
+	}
+	if s.state == nil {
+		s.state = store.NewMemory(store.MemoryOptions{Now: o.now})
 	}
 	if s.stateKey == nil {
-		s.stateKey = make([]byte, 32)
-		rand.Read(s.stateKey)
+		key, err := s.state.Secrets().Key(context.Background(), stateKeyName, stateKeySize)
+		if err != nil {
+			return nil, fmt.Errorf("the key that signs requestState: %w", err)
+		}
+		s.stateKey = key
 	}
 	sopts := &mcp.ServerOptions{
 		Instructions: o.instructions,
@@ -244,6 +280,8 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	s.initFast(name, version) // fastpath.go
 	s.use(s.requestLog)       // reqlog.go
 	s.use(s.protocolErrors)   // wire.go
+	s.sessions = newSessionTable(o.maxSessions, o.maxSessionsPerCaller, o.sessionIdle, o.logger)
+	s.mcp.AddReceivingMiddleware(s.sessions.bindSessions) // sessions.go: only initialize
 
 	var errs errList
 	for _, v := range app.Views {
@@ -277,7 +315,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if err := s.setupAuth(); err != nil {
 		return nil, err
 	}
-	s.limits = newLimiterSet(o.now)
+	if err := s.observe(); err != nil { // observe.go
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -312,6 +352,7 @@ func (s *Server) newHandler() http.Handler {
 		versions: mcp.SupportedProtocolVersions(),
 		maxBody:  s.opts.maxBodyBytes,
 		asks:     s.asks,
+		table:    s.sessions,
 		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 			Stateless:           true,
 			Logger:              logger,
@@ -325,15 +366,16 @@ func (s *Server) newHandler() http.Handler {
 	}
 	if !s.opts.stateless {
 		hopts := &mcp.StreamableHTTPOptions{
-			Logger:                     logger,
-			MaxRequestBodyBytes:        s.opts.maxBodyBytes,
-			SessionTimeout:             s.opts.sessionIdle,
+			Logger:              logger,
+			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// No SessionTimeout: the session table closes idle sessions,
+			// counting open event streams as activity (sessions.go).
 			DisableLocalhostProtection: true,
 		}
 		if !s.opts.noEventStore {
 			hopts.EventStore = s.opts.eventStore
 			if hopts.EventStore == nil {
-				hopts.EventStore = NewEventStore(0, 0)
+				hopts.EventStore = s.state.Events()
 			}
 		}
 		hopts.EventStore = s.fastPath.hookEvents(hopts.EventStore) // fastpath.go
@@ -341,11 +383,22 @@ func (s *Server) newHandler() http.Handler {
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
+	return s.protect(h)
+}
+
+// protect puts the checks every MCP endpoint shares in front of h: Host
+// and Origin, then the token (or mcpgen dev's front key), with the
+// client's address for per-caller limits.
+func (s *Server) protect(h http.Handler) http.Handler { return s.protectWith(h, s.auth) }
+
+// protectWith is protect with the auth gate g (nil: none).
+func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
 	switch {
 	case s.opts.devFrontKey != "":
 		h = s.devFront(h)
-	case s.auth != nil:
-		h = s.auth.Wrap(h)
+	case g != nil:
+		h = g.Wrap(h)
 	}
 	h = callerAddr(h)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}

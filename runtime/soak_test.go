@@ -46,7 +46,7 @@ func TestAbandonedSessionsExpire(t *testing.T) {
 		t.Skip("a soak test")
 	}
 	const n = 300
-	s, err := runtime.NewServer(testApp(newProbe()), runtime.WithLogger(quietLogger(nil)), runtime.WithSessionIdle(2*time.Second))
+	s, err := runtime.NewServer(testApp(newProbe()), runtime.WithLogger(quietLogger(nil)), runtime.WithSessionIdle(2*time.Second), runtime.WithMaxSessions(n, n))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func (l *lineWriter) write(p []byte) (int, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.w.Write(restoreIDs(p)); err != nil {
+	if _, err := l.w.Write(withErrorCode(restoreIDs(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -205,6 +205,12 @@ func (f *lineFilter) check(line []byte, tooLong bool) ([]byte, bool) {
 
 // message reports whether raw is a JSON-RPC message the SDK accepts.
 func (f *lineFilter) message(raw []byte) bool {
+	if shape, ok := shapeOf(raw); ok {
+		if id, why := shape.malformed(); why != "" {
+			f.reject(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d: %s", f.line, why))
+			return false
+		}
+	}
 	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
 		f.reject(idOf(raw), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is not a JSON-RPC 2.0 message: %v", f.line, err))

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/toolname"
 )
 
 // tool is a registered tool with its precomputed wire form.
@@ -34,11 +35,9 @@ type tool struct {
 	resolveErr  error
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 func (s *Server) addTool(t *Tool, errs *errList) {
-	if !toolNameRE.MatchString(t.Name) {
-		errs.addf("tool %q: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .", t.Name)
+	if why := toolname.Check(t.Name); why != "" {
+		errs.addf("tool %q: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - . (%s)", t.Name, why)
 		return
 	}
 	if _, dup := s.tools[t.Name]; dup {
@@ -168,7 +167,11 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 // (returns an error, panics, overruns its timeout, returns too much text),
 // the client gets a result it can show the model, and the server goes on.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if res := t.rateLimited(req); res != nil {
+	if err := t.s.authorize(req, "tool "+t.def.Name, t.def.Scopes); err != nil {
+		return nil, err
+	}
+	if res := t.rateLimited(ctx, req); res != nil {
+		t.s.tel.RateLimited(ctx, t.def.Name) // observe.go
 		return res, nil
 	}
 	args, err := t.validate(req.Params.Arguments)

@@ -57,8 +57,10 @@ missing_debs=()
 command -v caddy >/dev/null 2>&1 || missing_debs+=(caddy)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing_debs+=(nginx)
 command -v file >/dev/null 2>&1 || missing_debs+=(file)
+# Prometheus scrapes a connector's /metrics in the telemetry tests.
+command -v prometheus >/dev/null 2>&1 || missing_debs+=(prometheus)
 if [ ${#missing_debs[@]} -gt 0 ]; then
-  log "Debian packages for the deployment tests: ${missing_debs[*]}"
+  log "Debian packages for the deployment and telemetry tests: ${missing_debs[*]}"
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq

@@ -48,7 +48,7 @@ type config struct {
 
 func main() {
 	var c config
-	servers := flag.String("servers", "mcpgen,sdk,mcpgo", "servers to measure (mcpgen, sdk, mcpgo)")
+	servers := flag.String("servers", "mcpgen,sdk,mcpgo", "servers to measure (mcpgen, sdk, mcpgo; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom)")
 	eras := flag.String("eras", "sessions,stateless", "protocol eras: sessions (2025-11-25), stateless (2026-07-28)")
 	sessions := flag.String("sessions", "1,16", "concurrent clients")
 	flag.IntVar(&c.reps, "reps", 3, "repetitions of every configuration (medians are printed)")
@@ -76,7 +76,7 @@ func main() {
 	}
 	for _, s := range c.servers {
 		if _, ok := serverKinds[s]; !ok {
-			fatalf("-servers: unknown server %q (mcpgen, sdk, mcpgo)", s)
+			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, sdk, mcpgo)", s)
 		}
 	}
 	if c.method != methodCall && c.method != methodList && c.method != methodRead {

@@ -19,8 +19,14 @@ import (
 // baseline of the ratios.
 var serverKinds = map[string]string{
 	"mcpgen": "mcpgen (generated)",
-	"sdk":    "go-sdk by hand (mcp.AddTool)",
-	"mcpgo":  "mark3labs/mcp-go",
+	// The same binary with telemetry on: every call a span exported over
+	// OTLP to a sink in the load generator, metrics for /metrics and OTLP;
+	// then with one trace in ten sampled; then metrics for /metrics only.
+	"mcpgen-otel":         "mcpgen, OTLP, every call traced",
+	"mcpgen-otel-sampled": "mcpgen, OTLP, 10% of calls traced",
+	"mcpgen-prom":         "mcpgen, Prometheus /metrics only",
+	"sdk":                 "go-sdk by hand (mcp.AddTool)",
+	"mcpgo":               "mark3labs/mcp-go",
 }
 
 const baseline = "mcpgo"
@@ -231,9 +237,30 @@ func start(c config, name string, args []string, profile string) (*server, error
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, name), "--addr", addr}, args...)
+	bin := name
+	var env []string
+	switch name {
+	case "mcpgen-otel", "mcpgen-otel-sampled":
+		sink, err := otlpSink()
+		if err != nil {
+			return nil, err
+		}
+		bin = "mcpgen"
+		args = append(args, "--metrics-addr", "127.0.0.1:0")
+		env = []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + sink, "OTEL_SERVICE_NAME=bench"}
+		if name == "mcpgen-otel-sampled" {
+			env = append(env, "OTEL_TRACES_SAMPLER=parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG=0.1")
+		}
+	case "mcpgen-prom":
+		bin = "mcpgen"
+		args = append(args, "--metrics-addr", "127.0.0.1:0")
+	}
+	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, bin), "--addr", addr}, args...)
 	cmd := exec.Command("taskset", argv...)
-	cmd.Env = os.Environ()
+	// Every client of the harness has one address: the memory phase's
+	// idle sessions are many sessions of one caller, which mcpgen bounds
+	// by default (the other servers ignore the variable).
+	cmd.Env = append(append(os.Environ(), "MCPGEN_MAX_SESSIONS_PER_CALLER=0"), env...)
 	if profile != "" {
 		cmd.Env = append(cmd.Env, "BENCH_CPUPROFILE="+profile)
 	}

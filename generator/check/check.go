@@ -2,33 +2,65 @@
 // no longer match its sources: a tool added, a directive or signature
 // changed, or a view edited without running `go generate` (mcpgen
 // generate). Without it a plain `go build` or `go test` silently uses the
-// stale registrations, and the new tool is missing. It runs mcpgen's
-// generator in-process in check mode (nothing is written), offline.
+// stale registrations, and the new tool is missing.
+//
+// It runs the mcpgen the connector's go.mod pins (`go run
+// github.com/mcpgen/mcpgen/cmd/mcpgen generate --check`, the build cached by
+// the go command) in check mode: nothing is written, and nothing is fetched
+// beyond what the module already needs. It runs the generator in a child
+// process on purpose: linking it into the connector's test binary would link
+// go/packages, the whole generator and esbuild into every `go test`.
 package check
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
-
-	"github.com/mcpgen/mcpgen/generator/diag"
-	"github.com/mcpgen/mcpgen/internal/pipeline"
 )
+
+// command is the mcpgen the connector's go.mod pins, run by the go command.
+var command = []string{"go", "run", "github.com/mcpgen/mcpgen/cmd/mcpgen"}
+
+// outOfDate ends each line `mcpgen generate --check` writes for a stale file.
+const outOfDate = ": out of date"
 
 // Stale returns the generated files (relative to dir, the module root) that
 // mcpgen generate would change. An error means generation itself failed:
 // its diagnostics are in the message, at file:line:col.
 func Stale(ctx context.Context, dir string) ([]string, error) {
-	rep, err := pipeline.Generate(ctx, pipeline.Options{Dir: dir, Minify: true}, pipeline.GenerateOptions{Check: true})
-	if err != nil {
-		var le *diag.ListError
-		if errors.As(err, &le) {
-			return nil, fmt.Errorf("mcpgen generate would fail:\n%v", le)
-		}
-		return nil, err
+	args := append(command[1:len(command):len(command)], "generate", "--check")
+	cmd := exec.CommandContext(ctx, command[0], args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return nil, nil
 	}
-	return rep.Changed, nil
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil, fmt.Errorf("running %s generate --check in %s: %w", strings.Join(command, " "), dir, err)
+	}
+	var stale []string
+	sc := bufio.NewScanner(bytes.NewReader(stderr.Bytes()))
+	for sc.Scan() {
+		if f, ok := strings.CutSuffix(sc.Text(), outOfDate); ok && !strings.ContainsAny(f, " \t") {
+			stale = append(stale, f)
+		}
+	}
+	if ee.ExitCode() == 1 && len(stale) > 0 {
+		return stale, nil
+	}
+	// go run adds its own "exit status N" line to mcpgen's diagnostics.
+	msg := strings.TrimRight(stdout.String()+stderr.String(), "\n")
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 && strings.HasPrefix(msg[i+1:], "exit status ") {
+		msg = msg[:i]
+	}
+	return nil, fmt.Errorf("mcpgen generate would fail:\n%s", msg)
 }
 
 // T is the part of *testing.T that Generated uses.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
+	"github.com/mcpgen/mcpgen/internal/toolname"
 )
 
 // valueKind says what an option's value must look like.
@@ -233,41 +235,16 @@ func Scopes(v string) ([]string, string) {
 // (the same syntax as the connector's --rate-limit flag, runtime.ParseRate).
 // It reports why the value is not valid ("" when it is).
 func Rate(v string) (int, time.Duration, string) {
-	n, per, ok := strings.Cut(v, "/")
-	if !ok {
-		return 0, 0, "no slash between the number of calls and the period"
+	n, per, err := ratespec.Parse(v)
+	if err != nil {
+		return 0, 0, err.Error()
 	}
-	count, err := strconv.Atoi(n)
-	if err != nil || count <= 0 {
-		return 0, 0, fmt.Sprintf("%q is not a positive number of calls", n)
-	}
-	switch per {
-	case "s", "m", "h":
-		per = "1" + per
-	}
-	d, err := time.ParseDuration(per)
-	if err != nil || d <= 0 {
-		return 0, 0, fmt.Sprintf("%q is not a positive duration", per)
-	}
-	return count, d, ""
+	return n, per, ""
 }
 
 // CheckName reports why s is not a valid MCP tool, prompt or resource name
 // ("" when it is).
-func CheckName(s string) string {
-	if s == "" {
-		return "empty"
-	}
-	if len(s) > 128 {
-		return fmt.Sprintf("%d characters long, at most 128 are allowed", len(s))
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return fmt.Sprintf("character %q is not allowed", r)
-		}
-	}
-	return ""
-}
+func CheckName(s string) string { return toolname.Check(s) }
 
 // ViewName reports whether s can name a view file ui/s.tsx.
 func ViewName(s string) bool {

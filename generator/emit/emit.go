@@ -49,6 +49,16 @@ func App(p *ir.Project) ([]byte, error) {
 	if p.Version != "" {
 		fields = append(fields, jen.Id("Version").Op(":").Lit(p.Version))
 	}
+	if m := p.Meta; m != nil {
+		for _, f := range []struct{ id, v string }{
+			{"Title", m.Title}, {"Description", m.Description}, {"WebsiteURL", m.Homepage},
+			{"Repository", m.Repository}, {"RegistryName", m.RegistryName},
+		} {
+			if f.v != "" {
+				fields = append(fields, jen.Id(f.id).Op(":").Lit(f.v))
+			}
+		}
+	}
 	if len(p.Tools) > 0 {
 		var items []jen.Code
 		for _, t := range p.Tools {

@@ -7,6 +7,7 @@ package ir
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 )
@@ -26,6 +27,119 @@ type Project struct {
 	Prompts     []Prompt     `json:"prompts,omitempty"`     // sorted by Name
 	Completions []Completion `json:"completions,omitempty"` // sorted by Ref then Arg
 	Views       []View       `json:"views,omitempty"`       // sorted by Name
+
+	// Meta is what the project file mcpgen.json says about the connector as
+	// something to distribute; nil when the project has none.
+	Meta *Meta `json:"meta,omitempty"`
+	// EnvReads are the environment variables the module's code reads by a
+	// constant name (os.Getenv, os.LookupEnv), sorted by Name then
+	// position: lint checks every declared setting is among them.
+	EnvReads []EnvRead `json:"envReads,omitempty"`
+}
+
+// EnvRead is one read of an environment variable by a constant name.
+type EnvRead struct {
+	Name string   `json:"name"`
+	Pos  diag.Pos `json:"pos"`
+}
+
+// Meta is the project file mcpgen.json: the connector as a product that
+// people install (an MCP Bundle), find (the MCP Registry's server.json) and
+// discover (its server card). Every field is optional in the file; the
+// builders say which they need.
+type Meta struct {
+	// File is the absolute path of mcpgen.json.
+	File string `json:"file"`
+	// RegistryName is the reverse-DNS name of the MCP Registry and of the
+	// server card, such as io.github.acme/orders. When the file does not
+	// give one it is derived from the module path (RegistryNameOf).
+	RegistryName string `json:"registryName"`
+	// Title is the human-readable name hosts show ("Acme Orders").
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// LongDescription is Markdown shown on the bundle's page in hosts.
+	LongDescription string `json:"longDescription,omitempty"`
+	// Version is the release version (semantic versioning, no leading v);
+	// mcpgen build --version overrides it.
+	Version    string   `json:"version,omitempty"`
+	Author     Author   `json:"author,omitzero"`
+	Icon       string   `json:"icon,omitempty"` // PNG file, relative to the module root
+	License    string   `json:"license,omitempty"`
+	Homepage   string   `json:"homepage,omitempty"`
+	Repository string   `json:"repository,omitempty"` // source repository URL
+	Keywords   []string `json:"keywords,omitempty"`
+	// Settings are what a user configures when installing the connector
+	// (an API key, a directory); each reaches the server as an environment
+	// variable. In file order.
+	Settings []Setting `json:"settings,omitempty"`
+	// Publish says where the release is published, for server.json.
+	Publish Publish `json:"publish,omitzero"`
+	// Pos maps a JSON pointer into the file ("/description",
+	// "/settings/0/env") to where its value was written, so findings point
+	// at it. The file's start is "".
+	Pos map[string]diag.Pos `json:"-"`
+}
+
+// At returns where the value at pointer was written, else where its closest
+// written parent was, else the file.
+func (m *Meta) At(pointer string) diag.Pos {
+	for {
+		if p, ok := m.Pos[pointer]; ok {
+			return p
+		}
+		i := strings.LastIndexByte(pointer, '/')
+		if i < 0 {
+			return diag.Pos{File: m.File, Line: 1, Col: 1}
+		}
+		pointer = pointer[:i]
+	}
+}
+
+// Author is who makes the connector.
+type Author struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+	URL   string `json:"url,omitempty"`
+}
+
+// Setting is one value a user gives when installing the connector.
+type Setting struct {
+	// Key names the setting in the bundle's user_config (snake_case).
+	Key string `json:"key"`
+	// Env is the environment variable the server reads it from.
+	Env         string `json:"env"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	// Type is string, number, boolean, directory or file.
+	Type      string   `json:"type"`
+	Sensitive bool     `json:"sensitive,omitempty"` // a secret: hosts mask it and keep it in the OS keychain
+	Required  bool     `json:"required,omitempty"`
+	Default   any      `json:"default,omitempty"`
+	Min       *float64 `json:"min,omitempty"`
+	Max       *float64 `json:"max,omitempty"`
+}
+
+// Publish says where a release can be fetched from.
+type Publish struct {
+	// MCPB is the HTTPS URL the .mcpb file is downloaded from (a GitHub or
+	// GitLab release asset); "{version}" in it is replaced by the version.
+	MCPB string `json:"mcpb,omitempty"`
+	// OCI is an image reference with a tag or digest, such as
+	// ghcr.io/acme/orders:1.2.0 ("{version}" replaced too).
+	OCI string `json:"oci,omitempty"`
+	// Remote is the URL of a deployed server's MCP endpoint
+	// (https://mcp.acme.com/mcp), served over Streamable HTTP.
+	Remote string `json:"remote,omitempty"`
+	// Headers are the HTTP headers a client sends to Remote.
+	Headers []Header `json:"headers,omitempty"`
+}
+
+// Header is one HTTP header a remote server wants.
+type Header struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+	Secret      bool   `json:"secret,omitempty"`
 }
 
 // Func names a user's Go function.

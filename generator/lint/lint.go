@@ -192,4 +192,9 @@ var rules = []*Rule{
 	viewNetworkCSP,
 	scopeWithoutIssuer,
 	issuerWithoutScopes,
+	distRegistryName,
+	distVersion,
+	distDescription,
+	distIcon,
+	distSettingUnread,
 }

@@ -114,6 +114,7 @@ func Parse(prog *load.Program, opts Options, diags *diag.List) (*ir.Project, boo
 		}
 	}
 	p.duplicates(proj)
+	proj.EnvReads = envReads(p.at, prog.Packages)
 
 	proj.Views = append([]ir.View(nil), opts.Views...)
 	sort.Slice(proj.Views, func(i, j int) bool { return proj.Views[i].Name < proj.Views[j].Name })

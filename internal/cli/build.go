@@ -29,7 +29,14 @@ func buildCommand() *ucli.Command {
 			"  mcpgen build ./acme -o bin/acme    build the connector in ./acme into bin/acme\n" +
 			"  mcpgen build --version v1.2.0      stamp a release version\n" +
 			"  mcpgen build --os darwin --arch arm64 -o acme-mac    for a Mac with Apple silicon\n" +
-			"  mcpgen build --os windows          ./<dirname>.exe for Windows (GOOS/GOARCH work too)\n\n" +
+			"  mcpgen build --os windows          ./<dirname>.exe for Windows (GOOS/GOARCH work too)\n" +
+			"  mcpgen build --mcpb --version v1.2.0              ./<dirname>.mcpb, an MCP Bundle for Claude Desktop\n" +
+			"  mcpgen build --mcpb --server-json --version v1.2.0    the bundle and server.json for the MCP Registry\n\n" +
+			"Distribute it (docs/distribute.md): --mcpb builds a binary for every platform\n" +
+			"(macOS arm64 and amd64, Linux amd64 and arm64, Windows amd64) into one .mcpb that\n" +
+			"users double-click; its name, description, author, icon and the settings users fill\n" +
+			"in (API keys ...) come from mcpgen.json. --server-json writes DIR/server.json, the\n" +
+			"MCP Registry's entry, from the same file.\n\n" +
 			"Run the result:\n" +
 			"  bin/acme                           Streamable HTTP at http://127.0.0.1:8080/mcp\n" +
 			"  bin/acme --addr 127.0.0.1:9000     another address\n" +
@@ -40,6 +47,9 @@ func buildCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "version", Usage: "stamp `VERSION` (such as v1.2.0) into the binary (default: from version control)"},
 			&ucli.StringFlag{Name: "os", Usage: "build for operating system `GOOS` (linux, darwin, windows ...; default: $GOOS or this one)"},
 			&ucli.StringFlag{Name: "arch", Usage: "build for architecture `GOARCH` (amd64, arm64 ...; default: $GOARCH or this one)"},
+			&ucli.BoolFlag{Name: "mcpb", Usage: "write an MCP Bundle for Claude Desktop, a binary for every platform inside (-o: the .mcpb; default DIR/<name of DIR>.mcpb)"},
+			&ucli.BoolFlag{Name: "server-json", Usage: "write DIR/server.json for the MCP Registry (with --mcpb it carries the bundle's SHA-256)"},
+			&ucli.StringFlag{Name: "platforms", Usage: "with --mcpb, only these `OS/ARCH,...` (default: " + platformList() + ")"},
 		},
 		Action: runBuild,
 	}
@@ -64,6 +74,12 @@ func runBuild(c *ucli.Context) error {
 	}
 	if _, _, err := pipeline.BuildCommand(c.String("version"), "", ""); err != nil {
 		return usagef("%v", err)
+	}
+	if c.Bool("mcpb") || c.Bool("server-json") {
+		return runDistribute(c, dir, out)
+	}
+	if c.IsSet("platforms") {
+		return usagef("--platforms goes with --mcpb")
 	}
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	rep, err := pipeline.Build(c.Context, pipeline.Options{

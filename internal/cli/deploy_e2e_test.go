@@ -226,6 +226,14 @@ http {
 			proxy_buffering off;
 			proxy_read_timeout 1h;
 		}
+		location = /ws {
+			proxy_pass http://%[5]s;
+			proxy_http_version 1.1;
+			proxy_set_header Host $host;
+			proxy_set_header Upgrade $http_upgrade;
+			proxy_set_header Connection "upgrade";
+			proxy_read_timeout 1h;
+		}
 	}
 }
 `, user, dir, port, host, upstream)
@@ -470,6 +478,7 @@ func throughProxy(t *testing.T, c *connector, public, app string, port int) *mcp
 		t.Errorf("text_stats in a session through the proxy: %s", text(res))
 	}
 	old.Close()
+	legacyThroughProxy(t, public, app, port) // /sse and /ws
 
 	// A foreign browser origin and a foreign name are refused.
 	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -21,7 +22,7 @@ func installCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "install",
 		Usage:     "build the connector and add it to an MCP client's configuration",
-		ArgsUsage: "TARGET [DIR] [--scope user|project] [--url URL | --dev] [--name NAME] [--env K=V]... [--dry-run]",
+		ArgsUsage: "TARGET [DIR] [--scope user|project] [--url URL [--transport http|sse|ws] | --dev] [--name NAME] [--env K=V]... [--dry-run]",
 		Description: "Builds the connector in DIR (default: the current directory) with `mcpgen build`, into\n" +
 			"DIR/<name of DIR>, and registers that binary (run with --stdio) in the client's own\n" +
 			"configuration file. The edit keeps every other server and setting (and comments, in VS\n" +
@@ -38,9 +39,11 @@ func installCommand() *ucli.Command {
 			"  mcpgen install claude-code ./acme --scope project\n" +
 			"  mcpgen install cursor --dev                   Cursor starts `mcpgen dev --stdio DIR`\n" +
 			"  mcpgen install vscode --url http://127.0.0.1:8080/mcp   a running server (mcpgen dev)\n" +
+			"  mcpgen install claude-code --url http://127.0.0.1:8080 --transport sse   its /sse endpoint\n" +
 			"  mcpgen install claude-desktop --env API_KEY=secret --dry-run   print the change only",
 		Flags: append(configFlags(),
 			&ucli.StringFlag{Name: "url", Usage: "register the running Streamable HTTP server at `URL` instead of building"},
+			&ucli.StringFlag{Name: "transport", Usage: "with --url, reach the server by `T`: http (Streamable HTTP, /mcp), sse (/sse) or ws (WebSocket, /ws); Claude Code only"},
 			&ucli.BoolFlag{Name: "dev", Usage: "register \"mcpgen dev --stdio DIR\" (rebuilds on every change) instead of a binary"},
 			&ucli.StringSliceFlag{Name: "env", Usage: "set `K=V` in the server's environment; repeatable"},
 		),
@@ -176,14 +179,25 @@ func runInstall(c *ucli.Context) error {
 	if url != "" && devMode {
 		return usagef("--url and --dev are two different ways to run the connector: give one")
 	}
-	if url != "" && !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+	transport := install.Transport(c.String("transport"))
+	switch {
+	case transport != "" && url == "":
+		return usagef("--transport %s applies to a server reached by --url: add --url http://HOST:PORT", transport)
+	case transport != "" && !slices.Contains(install.TransportNames, string(transport)):
+		return usagef("--transport %q%s; valid: %s", transport, suggest(string(transport), install.TransportNames), strings.Join(install.TransportNames, ", "))
+	}
+	schemes := []string{"http://", "https://"}
+	if transport != "" {
+		schemes = append(schemes, "ws://", "wss://") // made the transport's own
+	}
+	if url != "" && !slices.ContainsFunc(schemes, func(p string) bool { return strings.HasPrefix(url, p) }) {
 		return usagef("--url %q: want http://HOST:PORT/mcp or https://...", url)
 	}
 	t, err := parseInstallTarget(c, url == "")
 	if err != nil {
 		return err
 	}
-	entry := install.Entry{URL: url}
+	entry := install.Entry{URL: url, Transport: transport}
 	for _, kv := range c.StringSlice("env") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -221,6 +235,7 @@ func runInstall(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	change.ClientLock = t.client.Lock
 	if !change.Existed && t.private {
 		change.Mode = 0o600 // the user's own configuration: env may hold secrets
 	}
@@ -251,6 +266,7 @@ func runUninstall(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	change.ClientLock = t.client.Lock
 	return commit(c, change, t, "removed "+t.name+" from")
 }
 

@@ -21,7 +21,7 @@ func TestInstallBuildsAndRegisters(t *testing.T) {
 	mcpgen := mcpgenBinary(t)
 	dir := copyExample(t, "notes")
 	root := t.TempDir()
-	env := []string{"HOME=" + filepath.Join(root, "home"), "XDG_CONFIG_HOME=" + filepath.Join(root, "xdg"), "APPDATA=" + filepath.Join(root, "appdata")}
+	env := append(goCaches(t), "HOME="+filepath.Join(root, "home"), "XDG_CONFIG_HOME="+filepath.Join(root, "xdg"), "APPDATA="+filepath.Join(root, "appdata"))
 	file := filepath.Join(root, "xdg", "Claude", "claude_desktop_config.json")
 	data := filepath.Join(root, "notes.json")
 
@@ -79,4 +79,20 @@ func TestInstallBuildsAndRegisters(t *testing.T) {
 	if raw, _ := os.ReadFile(file); strings.Contains(string(raw), "notes") {
 		t.Errorf("uninstall left the entry:\n%s", raw)
 	}
+}
+
+// goCaches pins the go command's module and build caches to this machine's,
+// so that a test that moves HOME does not download and compile every
+// module again under the temporary home.
+func goCaches(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(v) != 3 {
+		t.Fatalf("go env printed %q", out)
+	}
+	return []string{"GOPATH=" + v[0], "GOMODCACHE=" + v[1], "GOCACHE=" + v[2]}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -283,6 +284,10 @@ func TestInstallUsage(t *testing.T) {
 		{[]string{"install", "cursor", "--url", "http://x/mcp", "--dev"}, "give one"},
 		{[]string{"install", "cursor", "--url", "localhost:8080"}, "want http://"},
 		{[]string{"install", "cursor", "--url", "http://x/mcp", "--env", "A=1"}, "--env applies to a server the client starts"},
+		{[]string{"install", "claude-code", "--transport", "sse"}, "--transport sse applies to a server reached by --url"},
+		{[]string{"install", "claude-code", "--url", "http://x", "--transport", "wss"}, `--transport "wss"; did you mean "ws"?; valid: http, sse, ws`},
+		{[]string{"install", "cursor", "--url", "http://x/mcp", "--transport", "sse"}, `Cursor reaches a server by URL over http, not "sse"`},
+		{[]string{"install", "claude-code", "--url", "ws://x/ws"}, "want http://"},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
@@ -311,5 +316,93 @@ func TestInstallConfigAndSymlink(t *testing.T) {
 	}
 	if m := decode(t, real, false); m["mcpServers"].(map[string]any)["mine"] == nil {
 		t.Errorf("entry not written through the link: %v", m)
+	}
+}
+
+// TestInstallDanglingSymlink: a dotfile manager links the configuration
+// to a file in its repository that does not exist yet. install writes
+// through the link, creating the file where it points, and the link stays
+// a link (a relative one, through a second link).
+func TestInstallDanglingSymlink(t *testing.T) {
+	h := newInstallHome(t)
+	dots := filepath.Join(h.home, "dotfiles")
+	os.MkdirAll(filepath.Join(dots, "cursor"), 0o755)
+	os.MkdirAll(filepath.Join(h.home, ".cursor"), 0o755)
+	link := filepath.Join(h.home, ".cursor", "mcp.json")
+	if err := os.Symlink("../dotfiles/cursor/mcp.json", link); err != nil {
+		t.Fatal(err)
+	}
+	// dotfiles/cursor/mcp.json -> mcp.real.json, which does not exist.
+	if err := os.Symlink("mcp.real.json", filepath.Join(dots, "cursor", "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dots, "cursor", "mcp.real.json")
+	_, errOut, code := runCLI(t, "install", "cursor", "--dev", "--name", "mine")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, l := range []string{link, filepath.Join(dots, "cursor", "mcp.json")} {
+		if fi, err := os.Lstat(l); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link %s was replaced by a file", l)
+		}
+	}
+	if m := decode(t, real, false); m["mcpServers"].(map[string]any)["mine"] == nil {
+		t.Errorf("entry not written to the link's target: %v", m)
+	}
+
+	// A link loop is an error naming the file, not a hang or a file.
+	loop := filepath.Join(h.home, "loop.json")
+	os.Symlink("loop.json", loop)
+	_, errOut, code = runCLI(t, "install", "cursor", "--config", loop, "--dev", "--name", "mine")
+	if code == 0 || !strings.Contains(errOut, "symbolic links") {
+		t.Errorf("a link loop: exit %d, %s", code, errOut)
+	}
+}
+
+// TestInstallRefusesDuplicateKeys: ~/.claude.json with "mcpServers" twice
+// (a hand merge gone wrong). Claude Code reads the second; an entry added
+// to the first would never be seen, so install refuses at the second's
+// line and column and writes nothing.
+func TestInstallRefusesDuplicateKeys(t *testing.T) {
+	h := newInstallHome(t)
+	file := filepath.Join(h.home, ".claude.json")
+	doc := "{\n  \"mcpServers\": {},\n  \"numStartups\": 4,\n  \"mcpServers\": {\n    \"other\": {\"type\": \"stdio\", \"command\": \"x\"}\n  }\n}\n"
+	os.WriteFile(file, []byte(doc), 0o600)
+	_, errOut, code := runCLI(t, "install", "claude-code", "--dev")
+	want := file + `:4:3: "mcpServers" appears twice in the top-level object (first at 2:3)`
+	if code != ExitFailed || !strings.Contains(errOut, want) || !strings.Contains(errOut, "merge the two into one") {
+		t.Errorf("exit %d, want 1 and %q naming the fix:\n%s", code, want, errOut)
+	}
+	if got, _ := os.ReadFile(file); string(got) != doc {
+		t.Errorf("the file was rewritten:\n%s", got)
+	}
+}
+
+// TestInstallTransport registers a running connector with Claude Code over
+// each transport: the entry's "type" names it and its URL is the endpoint
+// the connector serves it at, whichever endpoint --url gave.
+func TestInstallTransport(t *testing.T) {
+	for _, tc := range []struct {
+		args          []string
+		wantType, url string
+	}{
+		{nil, "http", "http://127.0.0.1:8080/mcp"},
+		{[]string{"--transport", "http"}, "http", "http://127.0.0.1:8080/mcp"},
+		{[]string{"--transport", "sse"}, "sse", "http://127.0.0.1:8080/sse"},
+		{[]string{"--transport", "ws"}, "ws", "ws://127.0.0.1:8080/ws"},
+	} {
+		t.Run(tc.wantType+fmt.Sprint(len(tc.args)), func(t *testing.T) {
+			h := newInstallHome(t)
+			args := append([]string{"install", "claude-code", "--url", "http://127.0.0.1:8080/mcp"}, tc.args...)
+			_, errOut, code := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			m := decode(t, filepath.Join(h.home, ".claude.json"), false)
+			acme, _ := m["mcpServers"].(map[string]any)["acme"].(map[string]any)
+			if acme["type"] != tc.wantType || acme["url"] != tc.url || len(acme) != 2 {
+				t.Errorf("entry = %v, want type %s, url %s", acme, tc.wantType, tc.url)
+			}
+		})
 	}
 }

@@ -112,6 +112,19 @@ func TestNewBuildServe(t *testing.T) {
 	if out, errOut, code := run(t, dir, nil, "go", "test", "./..."); code != 0 {
 		t.Fatalf("go test in the new project: exit %d\n%s%s", code, out, errOut)
 	}
+	// Its test binary links neither the generator nor what the generator
+	// needs: generator/check runs the pinned mcpgen in a child process.
+	out, errOut, code = run(t, dir, nil, "go", "list", "-deps", "-test", "./...")
+	if code != 0 {
+		t.Fatalf("go list -deps -test: exit %d\n%s", code, errOut)
+	}
+	for _, dep := range strings.Fields(out) {
+		for _, banned := range []string{"github.com/evanw/esbuild/", "golang.org/x/tools/go/packages", "github.com/mcpgen/mcpgen/internal/pipeline", "github.com/mcpgen/mcpgen/generator/load"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("the scaffold's go test links %s", dep)
+			}
+		}
+	}
 	if view {
 		// The view type-checks against the generated ui/mcpgen.d.ts.
 		if out, errOut, code := run(t, dir, nil, "npm", "run", "--silent", "typecheck"); code != 0 {

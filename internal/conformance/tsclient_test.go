@@ -60,3 +60,56 @@ func TestBothErasTypeScript(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyTransportsTypeScript has the official TypeScript SDK's
+// SSEClientTransport (HTTP+SSE, 2024-11-05) and WebSocketClientTransport
+// use the default binary: tools/list, a call with progress, an
+// elicitation, a resource subscription and its notification.
+func TestLegacyTransportsTypeScript(t *testing.T) {
+	node := testenv.Node(t)
+	modules := testenv.NodeModules(t, "@modelcontextprotocol/sdk")
+	if testing.Short() {
+		t.Skip("builds and serves examples/everything; skipped in -short mode")
+	}
+	base := strings.TrimSuffix(serve(t, everythingBinary(t)), "/mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs(filepath.Join("testdata", "transports.mjs"))
+	out, err := exec.CommandContext(ctx, node, script, modules, base).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TypeScript clients failed: %v\n%s", err, out)
+	}
+	var got map[string]struct {
+		Server, ProgressResult, Elicitation string
+		Tools, Elicited                     int
+		Progress                            []float64
+		Updated                             *string
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("reading the clients' report: %v\n%s", err, out)
+	}
+	t.Logf("clients report: %s", lines[len(lines)-1])
+	for _, kind := range []string{"sse", "ws"} {
+		c, ok := got[kind]
+		if !ok {
+			t.Fatalf("no report for the %s client:\n%s", kind, out)
+		}
+		if c.Server != "everything" || c.Tools < 14 {
+			t.Errorf("%s client: %+v", kind, c)
+		}
+		// The server sends 0, 50 and 100 before the result, in order; the
+		// TypeScript client runs notification handlers a microtask later
+		// than it settles a result, so when the last notification and the
+		// result arrive in one read it drops the last notification.
+		if c.ProgressResult != "Tool with progress executed successfully" || len(c.Progress) < 2 || c.Progress[0] != 0 || c.Progress[1] != 50 {
+			t.Errorf("%s client: progress %v, result %q", kind, c.Progress, c.ProgressResult)
+		}
+		if c.Elicited != 1 || !strings.Contains(c.Elicitation, kind+"@example.com") {
+			t.Errorf("%s client: asked %d questions, result %q", kind, c.Elicited, c.Elicitation)
+		}
+		if c.Updated == nil || *c.Updated != "test://watched-resource" {
+			t.Errorf("%s client: notified of %v, want test://watched-resource", kind, c.Updated)
+		}
+	}
+}

@@ -194,6 +194,13 @@ func expect[T any](t testing.TB, c <-chan T, what string) T {
 
 func connect(t testing.TB, url string, n *notes) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, &mcp.StreamableClientTransport{Endpoint: url}, n)
+}
+
+// connectWith connects a client that records its notifications in n and
+// answers sampling and elicitation over tr.
+func connectWith(t testing.TB, tr mcp.Transport, n *notes) *mcp.ClientSession {
+	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "dev-test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { n.tools <- struct{}{} },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { n.resources <- struct{}{} },
@@ -212,8 +219,7 @@ func connect(t testing.TB, url string, n *notes) *mcp.ClientSession {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
 		},
 	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

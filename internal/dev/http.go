@@ -1,6 +1,7 @@
 package dev
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,22 +13,46 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// handler serves the front's MCP endpoint at /mcp behind a Host and Origin
-// allow-list, and the inspector at every other path. The SDK's own DNS-rebinding check rejects every non-localhost
-// Host, which also rejects a tunnel; this check keeps the protection and
-// admits the names the developer allowed.
+// handler serves the front's MCP endpoint at /mcp, the HTTP+SSE
+// transport of 2024-11-05 at /sse and WebSocket at /ws (all three on the
+// front's server, so a session on any of them survives rebuilds), behind
+// a Host and Origin allow-list, and the inspector at every other path. The
+// SDK's own DNS-rebinding check rejects every non-localhost Host, which
+// also rejects a tunnel; this check keeps the protection and admits the
+// names the developer allowed.
 func (r *runner) handler() http.Handler {
 	// Both protocol eras, as the built connector serves them: a
 	// 2026-07-28 request is served on its own (the front opens a connector
 	// session for it), a 2025-11-25 host keeps its session.
-	mcpH := runtime.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
-	allow := r.opts.AllowHosts
+	var mcpH http.Handler = runtime.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	// A call on /sse or /ws is forwarded with its caller's identity like
+	// one on /mcp; the connector checks its scopes where it is dispatched.
+	cfg := runtime.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	streams := runtime.NewMessageTransports(r.front.srv, cfg)
+	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
 	if r.gate != nil {
-		mcpH = r.gate.Wrap(mcpH)
+		// /sse and /ws are resources of their own, with their own
+		// metadata (see runtime.AuthGate.ForPath).
+		sseGate, wsGate := r.gate.ForPath(runtime.SSEPath), r.gate.ForPath(runtime.WebSocketPath)
+		mcpH, sseH, wsH = r.gate.Wrap(mcpH), sseGate.Wrap(sseH), wsGate.Wrap(wsH)
 		r.gate.Mount(mux)
+		sseGate.Mount(mux)
+		wsGate.Mount(mux)
 	}
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, req *http.Request) {
+	mux.Handle("/mcp", r.guard(mcpH))
+	mux.Handle(runtime.SSEPath, r.guard(sseH))
+	mux.Handle(runtime.WebSocketPath, r.guard(wsH))
+	// Everything else is the inspector, which checks Host and Origin itself.
+	mux.Handle("/", r.insp)
+	return mux
+}
+
+// guard admits requests whose Host and Origin are loopback or allowed
+// names, and passes the client's address on.
+func (r *runner) guard(next http.Handler) http.Handler {
+	allow := r.opts.AllowHosts
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if !hostAllowed(hostOnly(req.Host), allow) {
 			http.Error(w, "mcpgen dev: Host "+req.Host+" is not allowed (DNS-rebinding protection); "+
 				"start mcpgen dev with --allow-host "+hostOnly(req.Host)+
@@ -56,11 +81,8 @@ func (r *runner) handler() http.Handler {
 			addr = req.RemoteAddr
 		}
 		req.Header.Set(runtime.DevCallerAddrHeader, addr)
-		mcpH.ServeHTTP(w, req)
+		next.ServeHTTP(w, req)
 	})
-	// Everything else is the inspector, which checks Host and Origin itself.
-	mux.Handle("/", r.insp)
-	return mux
 }
 
 func hostOnly(hostport string) string {

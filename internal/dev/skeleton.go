@@ -15,8 +15,8 @@ import (
 )
 
 // skeletons fingerprints what the generator reads from a module: its Go
-// files with every function body cut out, go.mod, go.sum and the names of
-// its views. Generated code depends on directives, doc comments, signatures
+// files with every function body cut out, go.mod, go.sum, mcpgen.json and
+// the names of its views. Generated code depends on directives, doc comments, signatures
 // and types, never on what a function does, so when the fingerprint is
 // the one of the last successful generation, generating again would write
 // the same files and only `go build` is needed. That is the commonest edit
@@ -52,7 +52,7 @@ func (s *skeletons) fingerprint(dir string) (string, error) {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case rel == "go.mod" || rel == "go.sum" || rel == "go.work":
+		case rel == "go.mod" || rel == "go.sum" || rel == "go.work" || rel == "mcpgen.json":
 		case strings.HasPrefix(rel, "ui/"):
 			if isViewEntry(rel) {
 				lines = append(lines, "view "+rel)

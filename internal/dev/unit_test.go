@@ -22,6 +22,8 @@ func TestClassify(t *testing.T) {
 		"internal/orders/db.go":   changeGo,
 		"go.mod":                  changeGo,
 		"go.sum":                  changeGo,
+		"mcpgen.json":             changeGo,
+		"sub/mcpgen.json":         changeNone,
 		"ui/card.tsx":             changeView,
 		"ui/card/index.tsx":       changeView,
 		"ui/card.css":             changeView,
@@ -273,4 +275,25 @@ func TestTypeCheckWaitsForDeclarations(t *testing.T) {
 		t.Fatal("a view saved alone was not type-checked")
 	}
 	<-r.types.done
+}
+
+// TestFingerprintProjectFile: an edit of mcpgen.json (what the generated
+// App says about the connector) regenerates, like an edit outside a body.
+func TestFingerprintProjectFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "mcpgen.json"), []byte(`{"title": "A"}`), 0o644)
+	var s skeletons
+	before, err := s.fingerprint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "mcpgen.json"), []byte(`{"title": "Bee"}`), 0o644)
+	after, err := s.fingerprint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Error("editing mcpgen.json kept the fingerprint")
+	}
 }

@@ -117,7 +117,8 @@ func classify(rel string) changeKind {
 	switch {
 	case strings.HasSuffix(base, "_test.go"):
 		return changeNone // tests are not part of the connector binary
-	case strings.HasSuffix(base, ".go"), base == "go.mod", base == "go.sum", base == "go.work":
+	case strings.HasSuffix(base, ".go"), base == "go.mod", base == "go.sum", base == "go.work",
+		filepath.ToSlash(rel) == "mcpgen.json": // the project file: the server card's title, the lint findings
 		return changeGo
 	}
 	return changeNone

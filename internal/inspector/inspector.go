@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/hosts"
 )
 
 //go:generate go run ./gen
@@ -292,30 +293,9 @@ func proxy(raw string) (http.Handler, error) {
 }
 
 // HostAllowed reports whether host (a name or IP, no port) is loopback or
-// matches one of allow: a name, "*.example.com" for its subdomains, or "*".
-func HostAllowed(host string, allow []string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	for _, a := range allow {
-		a = strings.ToLower(strings.TrimSpace(a))
-		switch {
-		case a == "*":
-			return true
-		case strings.HasPrefix(a, "*."):
-			if strings.HasSuffix(host, a[1:]) {
-				return true
-			}
-		case a == host:
-			return true
-		}
-	}
-	return false
-}
+// matches one of allow: a name, "*.example.com" for its subdomains, or "*"
+// (hosts.Allowed, the rule the runtime's guard uses too).
+func HostAllowed(host string, allow []string) bool { return hosts.Allowed(host, allow) }
 
 func hostOnly(hostport string) string {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {

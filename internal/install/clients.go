@@ -9,8 +9,10 @@ package install
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -65,6 +67,13 @@ type Client struct {
 	// URL is whether the client connects to a running server by URL; a
 	// client without it only starts its servers itself.
 	URL bool
+	// Transports are the transports the client can reach a URL by, the
+	// default first; nil means Streamable HTTP only.
+	Transports []Transport
+	// Lock is whether the client locks its file while it saves it, with a
+	// directory FILE.lock (npm's proper-lockfile): mcpgen then takes that
+	// lock too, so the client's saves and its edit never interleave.
+	Lock bool
 }
 
 // Clients are the supported clients, by Target.
@@ -87,6 +96,8 @@ var Clients = []*Client{
 		Servers:      Servers{Path: []string{"mcpServers"}},
 		Type:         true,
 		URL:          true,
+		Transports:   []Transport{HTTP, SSE, WebSocket},
+		Lock:         true,
 	},
 	{
 		Target: "cursor",
@@ -204,13 +215,107 @@ func (c *Client) File(scope Scope, env Env) (string, error) {
 	return filepath.Abs(filepath.Join(base, filepath.FromSlash(loc.Rel)))
 }
 
+// Transport is how a client reaches a running server, as the "type" of its
+// entry spells it.
+type Transport string
+
+// Transports, each served by a connector at its own path (Path).
+const (
+	HTTP      Transport = "http" // Streamable HTTP, at /mcp
+	SSE       Transport = "sse"  // the 2024-11-05 HTTP+SSE transport, at /sse
+	WebSocket Transport = "ws"   // WebSocket, at /ws
+)
+
+// TransportNames are the transports mcpgen knows, for messages.
+var TransportNames = []string{string(HTTP), string(SSE), string(WebSocket)}
+
+// Path is the path a connector serves t at.
+func (t Transport) Path() string {
+	switch t {
+	case SSE:
+		return "/sse"
+	case WebSocket:
+		return "/ws"
+	}
+	return "/mcp"
+}
+
+// transportOf returns the client's transport called name ("" for its
+// default).
+func (c *Client) transportOf(name Transport) (Transport, error) {
+	have := c.Transports
+	if have == nil {
+		have = []Transport{HTTP}
+	}
+	if name == "" {
+		return have[0], nil
+	}
+	for _, t := range have {
+		if t == name {
+			return t, nil
+		}
+	}
+	names := string(have[0])
+	for i, t := range have[1:] {
+		sep := ", "
+		if i == len(have)-2 {
+			sep = " or "
+		}
+		names += sep + string(t)
+	}
+	return "", fmt.Errorf("%s reaches a server by URL over %s, not %q", c.Title, names, name)
+}
+
+// endpointPaths are the paths a connector serves its transports at: a URL
+// ending in one of them (or in none) names the connector itself, and takes
+// the chosen transport's path instead.
+var endpointPaths = []string{"", "/", "/mcp", "/sse", "/ws"}
+
+// TransportURL returns raw (http, https, ws or wss) as the URL of t: a
+// connector's address, or one of its endpoints, becomes the endpoint of t
+// (http://127.0.0.1:8080/mcp with sse is http://127.0.0.1:8080/sse, with
+// ws ws://127.0.0.1:8080/ws); any other path (a proxy's) is kept, only
+// the scheme following the transport.
+func TransportURL(raw string, t Transport) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("--url %q: want http://HOST:PORT/mcp or https://...", raw)
+	}
+	secure := false
+	switch u.Scheme {
+	case "http", "ws":
+	case "https", "wss":
+		secure = true
+	default:
+		return "", fmt.Errorf("--url %q: want an http, https, ws or wss URL", raw)
+	}
+	switch {
+	case t == WebSocket && secure:
+		u.Scheme = "wss"
+	case t == WebSocket:
+		u.Scheme = "ws"
+	case secure:
+		u.Scheme = "https"
+	default:
+		u.Scheme = "http"
+	}
+	if slices.Contains(endpointPaths, u.Path) {
+		u.Path, u.RawPath = t.Path(), ""
+	}
+	return u.String(), nil
+}
+
 // Entry is one server as mcpgen registers it: a command the client starts
-// (speaking stdio), or the URL of a running Streamable HTTP server.
+// (speaking stdio), or the URL of a running server and the transport to
+// reach it by. With no Transport the URL is written as given, for the
+// client's default transport (Streamable HTTP); with one, it is made the
+// URL of that transport's endpoint (TransportURL).
 type Entry struct {
-	Command string
-	Args    []string
-	Env     map[string]string
-	URL     string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	URL       string
+	Transport Transport
 }
 
 // stdioEntry and httpEntry fix the order of the keys written.
@@ -235,11 +340,26 @@ func (c *Client) Render(e Entry) (any, error) {
 		if len(e.Env) > 0 {
 			return nil, fmt.Errorf("--env applies to a server the client starts, not to one reached by --url")
 		}
-		h := httpEntry{URL: e.URL}
+		t, err := c.transportOf(e.Transport)
+		if err != nil {
+			return nil, err
+		}
+		u := e.URL
+		if e.Transport != "" {
+			// Asked for by name: the URL names the connector, whichever
+			// endpoint it was given with.
+			if u, err = TransportURL(e.URL, t); err != nil {
+				return nil, err
+			}
+		}
+		h := httpEntry{URL: u}
 		if c.Type {
-			h.Type = "http"
+			h.Type = string(t)
 		}
 		return h, nil
+	}
+	if e.Transport != "" {
+		return nil, fmt.Errorf("--transport applies to a server reached by --url; %s starts this one itself (over stdio)", c.Title)
 	}
 	s := stdioEntry{Command: e.Command, Args: e.Args, Env: e.Env}
 	if c.Type {

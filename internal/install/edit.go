@@ -50,6 +50,26 @@ func (e *ShapeError) Error() string {
 	return fmt.Sprintf("%s holds a JSON %s where an object of servers belongs", where, e.Kind)
 }
 
+// DuplicateError is a key that appears twice in one object on the way to a
+// server's entry (the servers object's key, or the server's name). Readers
+// disagree on which one counts (JavaScript's JSON.parse, which the clients
+// use, keeps the last; an edit of the first would be ignored), so the file
+// is refused rather than guessed at. Line and Column (1-based) are those of
+// the second key.
+type DuplicateError struct {
+	Key, Pointer           string // Pointer is the object's JSON pointer ("" for the top level)
+	Line, Column           int
+	FirstLine, FirstColumn int
+}
+
+func (e *DuplicateError) Error() string {
+	where := "the top-level object"
+	if e.Pointer != "" {
+		where = "the object " + e.Pointer
+	}
+	return fmt.Sprintf("%d:%d: %q appears twice in %s (first at %d:%d), and clients read only the last one; merge the two into one and run again", e.Line, e.Column, e.Key, where, e.FirstLine, e.FirstColumn)
+}
+
 // Edit returns old with the server name set to entry, a value encoded with
 // encoding/json. Everything else in the document stays byte for byte as it
 // was: other servers, unknown keys, key order, comments and formatting. The
@@ -69,11 +89,15 @@ func (s Servers) Edit(old []byte, name string, entry any) (new []byte, changed b
 		return nil, false, err
 	}
 	unit := indentUnit(&root)
-	obj, indent, err := s.servers(&root, unit, true)
+	obj, pointer, indent, err := s.servers(&root, old, unit, true)
 	if err != nil {
 		return nil, false, err
 	}
-	if i := find(obj, name); i >= 0 {
+	i, err := findOne(obj, name, pointer, old)
+	if err != nil {
+		return nil, false, err
+	}
+	if i >= 0 {
 		same, err := sameJSON(obj.Members[i].Value, want)
 		if err != nil {
 			return nil, false, err
@@ -103,13 +127,13 @@ func (s Servers) Remove(old []byte, name string) (new []byte, changed bool, err 
 	if err != nil {
 		return nil, false, err
 	}
-	obj, _, err := s.servers(&root, indentUnit(&root), false)
+	obj, pointer, _, err := s.servers(&root, old, indentUnit(&root), false)
 	if err != nil || obj == nil {
 		return old, false, err
 	}
-	i := find(obj, name)
-	if i < 0 {
-		return old, false, nil
+	i, err := findOne(obj, name, pointer, old)
+	if err != nil || i < 0 {
+		return old, false, err
 	}
 	removed := obj.Members[i]
 	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
@@ -140,13 +164,13 @@ func (s Servers) Entry(doc []byte, name string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, _, err := s.servers(&root, "", false)
+	obj, pointer, _, err := s.servers(&root, doc, "", false)
 	if err != nil || obj == nil {
 		return nil, err
 	}
-	i := find(obj, name)
-	if i < 0 {
-		return nil, nil
+	i, err := findOne(obj, name, pointer, doc)
+	if err != nil || i < 0 {
+		return nil, err
 	}
 	v := obj.Members[i].Value.Clone()
 	v.Minimize()
@@ -192,35 +216,53 @@ func (s Servers) parse(doc []byte) (hujson.Value, error) {
 	return v, nil
 }
 
-// servers walks Path from root and returns the servers object and the
-// indentation of its members. With create, missing objects are added;
-// without, a missing one yields nil.
-func (s Servers) servers(root *hujson.Value, unit string, create bool) (*hujson.Object, string, error) {
+// servers walks Path from root (parsed from doc) and returns the servers
+// object, its JSON pointer and the indentation of its members. With
+// create, missing objects are added; without, a missing one yields nil.
+func (s Servers) servers(root *hujson.Value, doc []byte, unit string, create bool) (obj *hujson.Object, pointer, indent string, err error) {
 	cur := root
-	pointer := ""
-	indent := ""
 	for depth := 0; ; depth++ {
-		obj, ok := cur.Value.(*hujson.Object)
+		o, ok := cur.Value.(*hujson.Object)
 		if !ok {
-			return nil, "", &ShapeError{Pointer: pointer, Kind: kindName(cur.Value)}
+			return nil, "", "", &ShapeError{Pointer: pointer, Kind: kindName(cur.Value)}
 		}
-		indent = memberIndent(obj, indent, unit)
+		indent = memberIndent(o, indent, unit)
 		if depth == len(s.Path) {
-			return obj, indent, nil
+			return o, pointer, indent, nil
 		}
 		key := s.Path[depth]
+		i, err := findOne(o, key, pointer, doc)
+		if err != nil {
+			return nil, "", "", err
+		}
 		pointer += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-		i := find(obj, key)
 		if i < 0 {
 			if !create {
-				return nil, "", nil
+				return nil, "", "", nil
 			}
 			empty, _ := hujson.Parse([]byte("{}"))
-			insert(obj, key, empty.Value, indent, unit)
-			i = len(obj.Members) - 1
+			insert(o, key, empty.Value, indent, unit)
+			i = len(o.Members) - 1
 		}
-		cur = &obj.Members[i].Value
+		cur = &o.Members[i].Value
 	}
+}
+
+// findOne is find refusing a name obj (at pointer in doc) has twice.
+func findOne(obj *hujson.Object, name, pointer string, doc []byte) (int, error) {
+	i := find(obj, name)
+	if i < 0 {
+		return i, nil
+	}
+	for _, m := range obj.Members[i+1:] {
+		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == name {
+			e := &DuplicateError{Key: name, Pointer: pointer}
+			e.Line, e.Column = lineColumn(doc, m.Name.StartOffset)
+			e.FirstLine, e.FirstColumn = lineColumn(doc, obj.Members[i].Name.StartOffset)
+			return -1, e
+		}
+	}
+	return i, nil
 }
 
 // find returns the index of the first member called name, or -1.

@@ -143,6 +143,46 @@ func TestEditErrors(t *testing.T) {
 	}
 }
 
+// TestEditRefusesDuplicateKeys: a file with its servers object (or the
+// server) twice. Clients read the last one; an edit of the first would be
+// written where no client reads it, so the file is refused at the second
+// key's line and column.
+func TestEditRefusesDuplicateKeys(t *testing.T) {
+	mcp := Servers{Path: []string{"mcpServers"}}
+	vs := Servers{Path: []string{"servers"}, JSONC: true}
+	nested := Servers{Path: []string{"mcp", "servers"}}
+	for _, tc := range []struct {
+		name, doc string
+		s         Servers
+		want      string
+	}{
+		{"servers object twice", "{\n  \"mcpServers\": {},\n  \"x\": 1,\n  \"mcpServers\": {\"b\": {}}\n}\n", mcp,
+			`4:3: "mcpServers" appears twice in the top-level object (first at 2:3)`},
+		{"server twice", "{\"mcpServers\": {\n  \"acme\": {},\n  \"acme\": {\"command\": \"x\"}\n}}", mcp,
+			`3:3: "acme" appears twice in the object /mcpServers (first at 2:3)`},
+		{"JSONC", "// mine\n{\n  \"servers\": {}, // one\n  \"servers\": {},\n}\n", vs,
+			`4:3: "servers" appears twice in the top-level object (first at 3:3)`},
+		{"deeper on the path", "{\"mcp\": {\"servers\": {}, \"servers\": {}}}", nested,
+			`1:25: "servers" appears twice in the object /mcp (first at 1:10)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := tc.s.Edit([]byte(tc.doc), "acme", acme)
+			var de *DuplicateError
+			if !errors.As(err, &de) || !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), "merge the two") {
+				t.Errorf("Edit: %v\nwant a *DuplicateError starting %q and naming the fix", err, tc.want)
+			}
+			if _, _, err := tc.s.Remove([]byte(tc.doc), "acme"); !errors.As(err, &de) {
+				t.Errorf("Remove: %v, want a *DuplicateError", err)
+			}
+		})
+	}
+	// Duplicates elsewhere are the file's own business.
+	doc := "{\"other\": {\"a\": 1, \"a\": 2}, \"mcpServers\": {\"b\": {}, \"b\": {}}}"
+	if _, changed, err := mcp.Edit([]byte(doc), "acme", acme); err != nil || !changed {
+		t.Errorf("duplicates off the path: changed %v, %v", changed, err)
+	}
+}
+
 // FuzzEdit checks, for any document that parses, that Edit keeps the
 // result parseable, sets the entry, leaves every other member as it was, is
 // idempotent, and that Remove takes out only the entry.
@@ -151,6 +191,7 @@ func FuzzEdit(f *testing.F) {
 		"", "{}", "{\"mcpServers\": {}}", "{\"mcpServers\": {\"a\": 1, \"acme\": 2}}",
 		"// c\n{\"servers\": {\"x\": {},}, /* y */ \"z\": null,}\n",
 		"{\n\t\"a\": {\"b\": [1, {\"c\": 2}]},\n\t\"servers\": {\n\t\t\"q\": 1\n\t}\n}",
+		"{\"mcpServers\": {}, \"mcpServers\": {\"acme\": 1}}",
 	} {
 		f.Add(seed, "acme")
 	}
@@ -171,14 +212,24 @@ func FuzzEdit(f *testing.F) {
 			if err := json.Unmarshal(std, &after); err != nil {
 				t.Fatalf("result is not an object: %v\n%s", err, got)
 			}
+			// What a client reads (the last of duplicate keys, as
+			// encoding/json and JavaScript's JSON.parse keep) is the entry.
+			var read any = after
+			for _, k := range s.Path {
+				read = read.(map[string]any)[k]
+			}
+			b, _ := json.Marshal(acme)
+			var want any
+			json.Unmarshal(b, &want)
+			if read, _ := read.(map[string]any); !jsonEqual(read[name], want) {
+				t.Fatalf("a client reads %v as the entry, want %s:\n%s", read[name], b, got)
+			}
 			e, err := s.Entry(got, name)
 			if err != nil || e == nil {
 				t.Fatalf("entry missing after Edit: %v\n%s", err, got)
 			}
-			var ev, want any
+			var ev any
 			json.Unmarshal(e, &ev)
-			b, _ := json.Marshal(acme)
-			json.Unmarshal(b, &want)
 			if !jsonEqual(ev, want) {
 				t.Fatalf("entry = %s, want %s", e, b)
 			}

@@ -249,7 +249,7 @@ func (p *Project) Build(ctx context.Context, output string) (*Report, error) {
 			typeDiags, typeErr = typeCheck(ctx, p.opts.Dir)
 		}
 	}()
-	err = p.goBuild(ctx, out)
+	err = p.goBuild(ctx, out, p.opts.GOOS, p.opts.GOARCH)
 	<-typeDone
 	if err != nil {
 		return rep, err
@@ -281,8 +281,8 @@ func typeCheck(ctx context.Context, dir string) (diag.List, error) {
 	return c.Check(ctx)
 }
 
-func (p *Project) goBuild(ctx context.Context, out string) error {
-	args, env, err := BuildCommand(p.opts.Version, p.opts.GOOS, p.opts.GOARCH)
+func (p *Project) goBuild(ctx context.Context, out, goos, goarch string) error {
+	args, env, err := BuildCommand(p.opts.Version, goos, goarch)
 	if err != nil {
 		return err
 	}

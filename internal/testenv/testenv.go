@@ -118,3 +118,11 @@ func Nginx(t testing.TB) string {
 	missing(t, "nginx (Debian package nginx)")
 	return ""
 }
+
+// Prometheus returns the path of the Prometheus server (Debian's
+// prometheus package), which scrapes a connector's /metrics in the
+// telemetry tests.
+func Prometheus(t testing.TB) string {
+	t.Helper()
+	return debianTool(t, "prometheus")
+}

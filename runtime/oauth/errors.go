@@ -3,6 +3,7 @@ package oauth
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrInvalidToken is wrapped by every error that means "this token is not
@@ -14,6 +15,31 @@ var ErrInvalidToken = errors.New("invalid token")
 // malformed): the token was not judged, so it is neither accepted nor
 // called invalid.
 var ErrUnavailable = errors.New("authorization server unavailable")
+
+// ErrThrottled is wrapped by the error of a token that was not judged
+// because the calls to the introspection endpoint are over their bound
+// (Config.IntrospectionLimit, Config.IntrospectionCallerLimit): neither
+// accepted nor called invalid. See ThrottleError.
+var ErrThrottled = errors.New("introspection calls over their limit")
+
+// ThrottleError says which bound on introspection calls a token's check
+// was over: the caller's (Caller) or the one for all callers.
+type ThrottleError struct {
+	Caller     bool
+	Limit      Limit
+	RetryAfter time.Duration // until the bucket has room again
+}
+
+func (e *ThrottleError) Error() string {
+	who := "all callers"
+	if e.Caller {
+		who = "this caller"
+	}
+	return fmt.Sprintf("%v: at most %d introspection calls per %s for %s; the token was not checked", ErrThrottled, e.Limit.N, e.Limit.Per, who)
+}
+
+// Is makes errors.Is(err, ErrThrottled) hold for every ThrottleError.
+func (e *ThrottleError) Is(target error) bool { return target == ErrThrottled }
 
 // The checks a token can fail, as TokenError.Check reports them.
 const (

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 )
 
 // maxCachedAnswers bounds the introspection cache; past it, expired
@@ -19,13 +22,53 @@ const maxCachedAnswers = 10_000
 // negativeTTL is how long an "inactive" answer is remembered.
 const negativeTTL = time.Minute
 
+// Limit is at most N calls per Per: a bucket of N calls, refilled evenly
+// over Per. N < 0 means no bound.
+type Limit struct {
+	N   int
+	Per time.Duration
+}
+
+// The bounds on introspection calls when Config leaves them zero: made-up
+// opaque tokens, which anyone can send, cost at most these calls to the
+// authorization server (answers in the cache cost none).
+var (
+	DefaultIntrospectionLimit       = Limit{N: 600, Per: time.Minute}
+	DefaultIntrospectionCallerLimit = Limit{N: 60, Per: time.Minute}
+)
+
+// maxCallers bounds how many callers' introspection buckets are kept;
+// past it, full buckets (as good as new) are dropped first.
+const maxCallers = 10_000
+
+// callerKey carries the caller's address in a context (WithCaller).
+type callerKey struct{}
+
+// WithCaller returns ctx naming the address of the client that sent the
+// token Verify is asked about, for the per-caller bound on introspection
+// calls. Without it all callers share one bucket.
+func WithCaller(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, callerKey{}, addr)
+}
+
 // introspector asks an RFC 7662 endpoint about opaque tokens and caches
 // each answer until the token expires (a refusal for negativeTTL), keyed
-// by the token's SHA-256 so raw tokens are not kept.
+// by the token's SHA-256 so raw tokens are not kept. Calls that miss the
+// cache are bounded: one call at a time per token, shared by whoever asks
+// meanwhile; at most Config.IntrospectionCallerLimit per caller and
+// Config.IntrospectionLimit in all (the caller whose check starts a call
+// is the one charged). Over a bound the token is not judged (a
+// *ThrottleError), never accepted, and nothing is cached.
 type introspector struct {
 	v     *Verifier
 	mu    sync.Mutex
 	cache map[[32]byte]answer
+
+	flights   singleflight.Group
+	global    *rate.Limiter // nil: no bound
+	perCaller Limit         // N < 0: no bound
+	callersMu sync.Mutex
+	callers   map[string]*rate.Limiter
 }
 
 type answer struct {
@@ -35,31 +78,129 @@ type answer struct {
 }
 
 func newIntrospector(v *Verifier) *introspector {
-	return &introspector{v: v, cache: make(map[[32]byte]answer)}
+	in := &introspector{v: v, cache: make(map[[32]byte]answer), callers: make(map[string]*rate.Limiter)}
+	g := v.cfg.IntrospectionLimit
+	if g == (Limit{}) {
+		g = DefaultIntrospectionLimit
+	}
+	if g.N >= 0 {
+		in.global = newLimiter(g)
+	}
+	in.perCaller = v.cfg.IntrospectionCallerLimit
+	if in.perCaller == (Limit{}) {
+		in.perCaller = DefaultIntrospectionCallerLimit
+	}
+	return in
+}
+
+func newLimiter(l Limit) *rate.Limiter {
+	if l.N == 0 || l.Per <= 0 {
+		return rate.NewLimiter(0, 0) // refuses everything: a bound of nothing
+	}
+	return rate.NewLimiter(rate.Every(l.Per/time.Duration(l.N)), l.N)
+}
+
+func (in *introspector) cached(key [32]byte, now time.Time) (answer, bool) {
+	in.mu.Lock()
+	a, ok := in.cache[key]
+	in.mu.Unlock()
+	return a, ok && now.Before(a.until)
 }
 
 func (in *introspector) verify(ctx context.Context, raw string) (*Token, error) {
 	key := tokenHash(raw)
-	now := in.v.now()
-	in.mu.Lock()
-	a, ok := in.cache[key]
-	in.mu.Unlock()
-	if ok && now.Before(a.until) {
-		if a.err != nil {
-			return nil, a.err
-		}
+	if a, ok := in.cached(key, in.v.now()); ok {
 		// An answer is cached until exp; the skew must not stretch it.
-		return a.tok, nil
+		return a.tok, a.err
 	}
-	tok, err := in.ask(ctx, raw)
-	var te *TokenError
-	switch {
-	case err == nil:
-		in.put(key, answer{tok: tok, until: tok.Expiry})
-	case errors.As(err, &te):
-		in.put(key, answer{err: err, until: now.Add(negativeTTL)})
+	// Whoever asks about the same token while a call is out waits for
+	// its answer. The call outlives a waiter that goes away (within the
+	// HTTP client's timeout), so the others still get it.
+	caller, _ := ctx.Value(callerKey{}).(string)
+	flight := in.flights.DoChan(string(key[:]), func() (any, error) {
+		now := in.v.now()
+		if a, ok := in.cached(key, now); ok {
+			return a.tok, a.err
+		}
+		if err := in.allow(caller, now); err != nil {
+			return nil, err
+		}
+		tok, err := in.ask(context.WithoutCancel(ctx), raw)
+		var te *TokenError
+		switch {
+		case err == nil:
+			in.put(key, answer{tok: tok, until: tok.Expiry})
+		case errors.As(err, &te):
+			in.put(key, answer{err: err, until: now.Add(negativeTTL)})
+		}
+		return tok, err
+	})
+	select {
+	case r := <-flight:
+		tok, _ := r.Val.(*Token)
+		return tok, r.Err
+	case <-ctx.Done():
+		return nil, unavailable("introspection: %v", ctx.Err())
 	}
-	return tok, err
+}
+
+// allow takes one call from the caller's bucket and from the global one,
+// or says which bound the call is over (taking nothing from the caller's
+// bucket when the global one is empty).
+func (in *introspector) allow(caller string, now time.Time) error {
+	var mine *rate.Reservation
+	if l := in.perCaller; l.N >= 0 {
+		in.callersMu.Lock()
+		lim := in.callers[caller]
+		if lim == nil {
+			if len(in.callers) >= maxCallers {
+				in.evictCallers(now)
+			}
+			lim = newLimiter(l)
+			in.callers[caller] = lim
+		}
+		in.callersMu.Unlock()
+		mine = lim.ReserveN(now, 1)
+		if !mine.OK() || mine.DelayFrom(now) > 0 {
+			mine.CancelAt(now)
+			return &ThrottleError{Caller: true, Limit: l, RetryAfter: retryAfter(l)}
+		}
+	}
+	if in.global != nil && !in.global.AllowN(now, 1) {
+		if mine != nil {
+			mine.CancelAt(now)
+		}
+		l := in.v.cfg.IntrospectionLimit
+		if l == (Limit{}) {
+			l = DefaultIntrospectionLimit
+		}
+		return &ThrottleError{Limit: l, RetryAfter: retryAfter(l)}
+	}
+	return nil
+}
+
+// evictCallers drops the buckets that have refilled, then arbitrary ones
+// while the map is still nearly full. callersMu is held.
+func (in *introspector) evictCallers(now time.Time) {
+	for k, lim := range in.callers {
+		if lim.TokensAt(now) >= float64(lim.Burst()) {
+			delete(in.callers, k)
+		}
+	}
+	for k := range in.callers {
+		if len(in.callers) < maxCallers*9/10 {
+			break
+		}
+		delete(in.callers, k)
+	}
+}
+
+// retryAfter is how long until a bucket of l has room for one more call.
+func retryAfter(l Limit) time.Duration {
+	if l.N <= 0 {
+		return l.Per
+	}
+	return l.Per / time.Duration(l.N)
 }
 
 func (in *introspector) put(key [32]byte, a answer) {

@@ -27,6 +27,7 @@ type testIssuer struct {
 	mu        sync.Mutex
 	published []jose.JSONWebKey
 	active    map[string]map[string]any // opaque token -> introspection answer
+	hold      chan struct{}             // when set, introspection answers once it is closed
 
 	keyFetches   atomic.Int32
 	introspected atomic.Int32
@@ -49,6 +50,12 @@ func newTestIssuer(t testing.TB) *testIssuer {
 	})
 	mux.HandleFunc("POST /introspect", func(w http.ResponseWriter, r *http.Request) {
 		is.introspected.Add(1)
+		is.mu.Lock()
+		hold := is.hold
+		is.mu.Unlock()
+		if hold != nil {
+			<-hold
+		}
 		if id, secret, ok := r.BasicAuth(); !ok || id != "rs-client" || secret != "rs-secret" {
 			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
 			return

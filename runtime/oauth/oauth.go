@@ -54,6 +54,10 @@ type Config struct {
 	// identifier (its public URL + "/mcp"), or the API identifier some
 	// providers put there instead. A trailing slash is tolerated.
 	Audience string
+	// MoreAudiences are other resource identifiers of the same connector
+	// whose tokens are accepted too (its /sse and /ws endpoints, which
+	// clients that discover auth from them name as the resource).
+	MoreAudiences []string
 	// JWKSURL sets the key set's address and skips looking it up in the
 	// issuer's metadata.
 	JWKSURL string
@@ -62,6 +66,13 @@ type Config struct {
 	// Without it, opaque tokens are refused.
 	IntrospectionURL       string
 	ClientID, ClientSecret string
+	// IntrospectionLimit bounds the calls to the introspection endpoint
+	// that miss the cache, for all callers together
+	// (DefaultIntrospectionLimit when zero; N < 0: no bound), and
+	// IntrospectionCallerLimit those one caller causes, by the address
+	// Verify's context names (WithCaller; DefaultIntrospectionCallerLimit
+	// when zero). Over either, Verify returns a *ThrottleError.
+	IntrospectionLimit, IntrospectionCallerLimit Limit
 	// Algorithms narrows the accepted JWS algorithms (default Algorithms);
 	// symmetric algorithms and "none" are refused here too.
 	Algorithms []string

@@ -119,7 +119,7 @@ func (v *Verifier) checkCommon(c *claims) (*Token, error) {
 	if !sameIssuer(c.Issuer, v.cfg.Issuer) {
 		return nil, tokenErr(CheckIssuer, "issuer %q is not the configured %q", c.Issuer, v.cfg.Issuer)
 	}
-	if !oauthex.MatchesResource(c.Audience, v.cfg.Audience) {
+	if !oauthex.MatchesResource(c.Audience, v.cfg.Audience) && !slices.ContainsFunc(v.cfg.MoreAudiences, func(a string) bool { return oauthex.MatchesResource(c.Audience, a) }) {
 		return nil, tokenErr(CheckAudience, "audience %q does not include %q (set --auth-audience if the provider puts an API identifier there)", []string(c.Audience), v.cfg.Audience)
 	}
 	now := v.now()

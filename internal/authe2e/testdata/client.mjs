@@ -8,6 +8,7 @@
 // with what it saw.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 
 const mcpURL = new URL(process.env.MCP_URL);
@@ -106,7 +107,11 @@ class AuthProvider {
 
 const out = { requests, prompts };
 const provider = new AuthProvider();
-const newTransport = () => new StreamableHTTPClientTransport(mcpURL, { authProvider: provider, fetch: loggedFetch });
+// TRANSPORT=sse: the HTTP+SSE transport of 2024-11-05 (MCP_URL ends in /sse).
+const sse = process.env.TRANSPORT === 'sse';
+const newTransport = () => sse
+  ? new SSEClientTransport(mcpURL, { authProvider: provider, fetch: loggedFetch })
+  : new StreamableHTTPClientTransport(mcpURL, { authProvider: provider, fetch: loggedFetch });
 const text = (res) => (res.content ?? []).map((c) => c.text ?? '').join('');
 
 try {
@@ -131,6 +136,12 @@ try {
   try {
     out.writeFirst = text(await client.callTool({ name: 'write_entry', arguments: { text: 'hello' } }));
   } catch (err) {
+    if (sse && !(err instanceof UnauthorizedError)) {
+      // The SDK's SSE transport does not step up on 403: it reports it.
+      out.refused = String(err?.message ?? err);
+      await client.close();
+      throw new Error('done');
+    }
     if (!(err instanceof UnauthorizedError)) throw err;
     out.stepUp = true;
     await transport.finishAuth(provider.code);
@@ -144,6 +155,6 @@ try {
   out.clientId = provider.client?.client_id ?? null;
   await client.close();
 } catch (err) {
-  out.error = String(err?.stack ?? err);
+  if (!(sse && out.refused && err?.message === 'done')) out.error = String(err?.stack ?? err);
 }
 process.stdout.write(JSON.stringify(out) + '\n');

@@ -36,3 +36,17 @@ func WriteEntry(ctx context.Context, in WriteEntryInput) (string, error) {
 //
 //mcpgen:tool readonly ratelimit=2/1h
 func Ping(ctx context.Context) (string, error) { return "pong", nil }
+
+// The caller's private journal.
+//
+//mcpgen:resource uri=journal://private mime=text/plain scope="notes:write"
+func PrivateJournal(ctx context.Context) (string, error) {
+	return "PRIVATE-JOURNAL of " + mcpgen.Auth(ctx).Subject, nil
+}
+
+// A prompt to review the caller's private journal.
+//
+//mcpgen:prompt scope="notes:write"
+func ReviewJournal(ctx context.Context) (string, error) {
+	return "PRIVATE-REVIEW for " + mcpgen.Auth(ctx).Subject, nil
+}

@@ -1,0 +1,522 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Attribute keys of the semantic conventions for MCP, and mcpgen's own.
+const (
+	keyMethodName      = attribute.Key("mcp.method.name")
+	keySessionID       = attribute.Key("mcp.session.id")
+	keyProtocolVersion = attribute.Key("mcp.protocol.version")
+	keyResourceURI     = attribute.Key("mcp.resource.uri")
+	keyToolName        = attribute.Key("gen_ai.tool.name")
+	keyPromptName      = attribute.Key("gen_ai.prompt.name")
+	keyOperationName   = attribute.Key("gen_ai.operation.name")
+	keyRequestID       = attribute.Key("jsonrpc.request.id")
+	keyStatusCode      = attribute.Key("rpc.response.status_code")
+	keyErrorType       = attribute.Key("error.type")
+	keyTransport       = attribute.Key("network.transport")
+	keyProtocolName    = attribute.Key("network.protocol.name")
+	keyOutcome         = attribute.Key("mcpgen.outcome")
+)
+
+// other stands for a value outside the known set in metric attributes, so
+// that what a client sends cannot grow the number of series.
+const other = "_OTHER"
+
+// Outcomes of a request, as the request log names them.
+const (
+	outcomeOK        = "ok"
+	outcomeToolError = "tool_error"
+	outcomeError     = "error"
+	outcomeCancelled = "cancelled"
+)
+
+// knownMethods are the request methods that keep their name in metrics.
+var knownMethods = map[string]bool{
+	"initialize": true, "ping": true, "server/discover": true, "logging/setLevel": true,
+	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
+	"completion/complete": true, "tasks/get": true, "tasks/list": true, "tasks/cancel": true,
+	"tasks/result": true, "elicitation/create": true, "sampling/createMessage": true, "roots/list": true,
+}
+
+// serverSpan is the option of every request span's kind, made once.
+var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
+
+// supportedVersions are the protocol versions that keep their name in
+// metrics.
+var supportedVersions = mcp.SupportedProtocolVersions()
+
+// SetNames tells t the server's tool and prompt names: other names keep
+// out of metrics and span names. Call it before serving.
+func (t *Telemetry) SetNames(tools, prompts []string) {
+	if t == nil {
+		return
+	}
+	t.tools = make(map[string]bool, len(tools))
+	t.spanNames = make(map[string]string, len(tools)+len(prompts))
+	for _, n := range tools {
+		t.tools[n] = true
+		t.spanNames["t"+n] = "tools/call " + n
+	}
+	t.prompts = make(map[string]bool, len(prompts))
+	for _, n := range prompts {
+		t.prompts[n] = true
+		t.spanNames["p"+n] = "prompts/get " + n
+	}
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the JSON-RPC id of the request it
+// serves (as sent), for the span's jsonrpc.request.id: the go-sdk does not
+// show it to middleware, so a transport that knows it says it here.
+func WithRequestID(ctx context.Context, id json.RawMessage) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// request is what a span and the metrics say of one request.
+type request struct {
+	method    string
+	tool      string // gen_ai.tool.name
+	prompt    string // gen_ai.prompt.name
+	uri       string // mcp.resource.uri
+	session   string
+	version   string
+	transport string // tcp or pipe
+}
+
+func (t *Telemetry) describe(method string, req mcp.Request) request {
+	d := request{method: method, transport: "pipe"}
+	extra := req.GetExtra()
+	if extra != nil && extra.Header != nil {
+		d.transport = "tcp"
+		d.version = extra.Header.Get("Mcp-Protocol-Version")
+	}
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		if p != nil {
+			d.tool = p.Name
+		}
+	case *mcp.CallToolParams:
+		if p != nil {
+			d.tool = p.Name
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			d.prompt = p.Name
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			d.uri = p.URI
+		}
+	case *mcp.SubscribeParams:
+		if p != nil {
+			d.uri = p.URI
+		}
+	case *mcp.UnsubscribeParams:
+		if p != nil {
+			d.uri = p.URI
+		}
+	case *mcp.InitializeParams:
+		if p != nil {
+			d.version = p.ProtocolVersion
+		}
+	}
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		d.session = ss.ID()
+		if d.version == "" {
+			if ip := ss.InitializeParams(); ip != nil {
+				d.version = ip.ProtocolVersion
+			}
+		}
+	}
+	return d
+}
+
+// Middleware is receiving middleware for a go-sdk server (and the
+// runtime's fast path) that serves each JSON-RPC request in a server span
+// and records its metrics. The span continues the caller's trace from
+// params._meta (traceparent, tracestate, baggage; SEP-414), else from the
+// HTTP request's traceparent header; the handler's ctx carries it, so the
+// spans a handler starts nest under it.
+func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req)
+		}
+		start := time.Now()
+		d := t.describe(method, req)
+		var span trace.Span
+		if t.tracing {
+			ctx, span = t.startServer(ctx, start, d, req)
+		}
+		res, err := next(ctx, method, req)
+		outcome, errType, errMsg := classify(res, err)
+		set := t.attrSets.get(t, metricKey{
+			method: d.method, tool: d.tool, prompt: d.prompt, outcome: outcome,
+			errType: errType, version: d.version, transport: d.transport,
+		})
+		opt := metric.WithAttributeSet(set)
+		t.duration.Record(ctx, time.Since(start).Seconds(), opt)
+		if n, ok := resultSize(res); ok && err == nil {
+			t.resultSize.Record(ctx, n, opt)
+		}
+		if span != nil {
+			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && len(r.InputRequests) > 0 {
+				inputRequired(span, r.InputRequests)
+			}
+			if errType != "" {
+				span.SetAttributes(keyErrorType.String(errType))
+				if outcome == outcomeError {
+					span.SetAttributes(keyStatusCode.String(errType))
+				}
+				span.SetStatus(codes.Error, errMsg)
+			}
+			span.End()
+		}
+		return res, err
+	}
+}
+
+// startServer starts the server span of a request.
+func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request, req mcp.Request) (context.Context, trace.Span) {
+	parent := ctx
+	var links []trace.Link
+	var meta map[string]any
+	if p := req.GetParams(); p != nil && !isNilParams(p) {
+		meta = p.GetMeta()
+	}
+	if _, ok := meta["traceparent"].(string); ok {
+		// The caller's context travels with the message; the transport's
+		// (an HTTP request's) is only linked, as the conventions ask.
+		if amb := trace.SpanContextFromContext(ctx); amb.IsValid() {
+			links = append(links, trace.Link{SpanContext: amb})
+		} else if extra := req.GetExtra(); extra != nil && extra.Header != nil && extra.Header.Get("Traceparent") != "" {
+			if sc := trace.SpanContextFromContext(t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))); sc.IsValid() {
+				links = append(links, trace.Link{SpanContext: sc})
+			}
+		}
+		parent = t.propagator.Extract(ctx, metaCarrier(meta))
+	} else if extra := req.GetExtra(); extra != nil && extra.Header != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+		parent = t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))
+	}
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs, keyMethodName.String(d.method))
+	name := d.method
+	switch {
+	case d.tool != "":
+		attrs = append(attrs, keyToolName.String(d.tool), keyOperationName.String("execute_tool"))
+		if n, ok := t.spanNames["t"+d.tool]; ok && d.method == "tools/call" {
+			name = n
+		}
+	case d.prompt != "":
+		attrs = append(attrs, keyPromptName.String(d.prompt))
+		if n, ok := t.spanNames["p"+d.prompt]; ok && d.method == "prompts/get" {
+			name = n
+		}
+	case d.uri != "":
+		attrs = append(attrs, keyResourceURI.String(d.uri))
+	}
+	if d.session != "" {
+		attrs = append(attrs, keySessionID.String(d.session))
+	}
+	if d.version != "" {
+		attrs = append(attrs, keyProtocolVersion.String(d.version))
+	}
+	if id, ok := ctx.Value(requestIDKey{}).(json.RawMessage); ok && len(id) > 0 {
+		s := string(id)
+		if id[0] == '"' {
+			if uq, err := strconv.Unquote(s); err == nil {
+				s = uq
+			}
+		}
+		attrs = append(attrs, keyRequestID.String(s))
+	}
+	attrs = append(attrs, keyTransport.String(d.transport))
+	if d.transport == "tcp" {
+		attrs = append(attrs, keyProtocolName.String("http"))
+	}
+	if links != nil {
+		return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+			trace.WithAttributes(attrs...), trace.WithLinks(links...))
+	}
+	return t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+}
+
+// Sending is sending middleware for a go-sdk server: each request the
+// server sends the client during a call (elicitation, sampling, roots)
+// gets a client span under the call's span, whose context travels in the
+// request's _meta, and its duration is recorded.
+func (t *Telemetry) Sending(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "elicitation/create", "sampling/createMessage", "roots/list":
+		default:
+			return next(ctx, method, req)
+		}
+		start := time.Now()
+		var span trace.Span
+		if t.tracing {
+			attrs := []attribute.KeyValue{keyMethodName.String(method)}
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" {
+				attrs = append(attrs, keySessionID.String(ss.ID()))
+			}
+			ctx, span = t.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+			if p := req.GetParams(); p != nil && !isNilParams(p) {
+				m := make(map[string]any, len(p.GetMeta())+2)
+				for k, v := range p.GetMeta() {
+					m[k] = v
+				}
+				t.propagator.Inject(ctx, metaCarrier(m))
+				p.SetMeta(m)
+			}
+		}
+		res, err := next(ctx, method, req)
+		_, errType, errMsg := classify(res, err)
+		attrs := []attribute.KeyValue{keyMethodName.String(method)}
+		if errType != "" {
+			attrs = append(attrs, keyErrorType.String(errType))
+		}
+		t.clientDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+		if span != nil {
+			if errType != "" {
+				span.SetAttributes(keyErrorType.String(errType))
+				span.SetStatus(codes.Error, errMsg)
+			}
+			span.End()
+		}
+		return res, err
+	}
+}
+
+// inputRequired marks the span of a 2026-07-28 call that ends asking the
+// client questions (its result is input_required; the client answers by
+// calling again): an event naming each question's method.
+func inputRequired(span trace.Span, reqs mcp.InputRequestMap) {
+	methods := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		switch r.(type) {
+		case *mcp.ElicitParams:
+			methods = append(methods, "elicitation/create")
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			methods = append(methods, "sampling/createMessage")
+		case *mcp.ListRootsParams:
+			methods = append(methods, "roots/list")
+		default:
+			methods = append(methods, other)
+		}
+	}
+	slices.Sort(methods)
+	span.AddEvent("input_required", trace.WithAttributes(attribute.StringSlice("mcp.input_requests", methods)))
+}
+
+// classify names a request's outcome, and for a failure its error.type
+// (the JSON-RPC error code, tool_error or cancelled) and message.
+func classify(res mcp.Result, err error) (outcome, errType, msg string) {
+	switch {
+	case err != nil:
+		if errors.Is(err, context.Canceled) {
+			return outcomeCancelled, "cancelled", err.Error()
+		}
+		code := int64(jsonrpc.CodeInternalError)
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			code = we.Code
+			return outcomeError, strconv.FormatInt(code, 10), we.Message
+		}
+		return outcomeError, strconv.FormatInt(code, 10), err.Error()
+	default:
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
+			return outcomeToolError, "tool_error", toolErrorText(r)
+		}
+	}
+	return outcomeOK, "", ""
+}
+
+// toolErrorText is the first text of an isError result, for the span's
+// status description.
+func toolErrorText(r *mcp.CallToolResult) string {
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok && tc != nil {
+			const max = 200
+			if len(tc.Text) > max {
+				return tc.Text[:max]
+			}
+			return tc.Text
+		}
+	}
+	return "tool_error"
+}
+
+// resultSize is the size in bytes of the text and structured content of a
+// tool result, a resource read or a prompt, and whether res is one.
+func resultSize(res mcp.Result) (int64, bool) {
+	var n int
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		if r == nil {
+			return 0, false
+		}
+		n = contentSize(r.Content)
+		switch sc := r.StructuredContent.(type) {
+		case json.RawMessage:
+			n += len(sc)
+		case []byte:
+			n += len(sc)
+		}
+	case *mcp.ReadResourceResult:
+		if r == nil {
+			return 0, false
+		}
+		for _, c := range r.Contents {
+			if c != nil {
+				n += len(c.Text) + len(c.Blob)
+			}
+		}
+	case *mcp.GetPromptResult:
+		if r == nil {
+			return 0, false
+		}
+		for _, m := range r.Messages {
+			if m != nil {
+				n += contentSize([]mcp.Content{m.Content})
+			}
+		}
+	default:
+		return 0, false
+	}
+	return int64(n), true
+}
+
+func contentSize(cs []mcp.Content) int {
+	n := 0
+	for _, c := range cs {
+		switch x := c.(type) {
+		case *mcp.TextContent:
+			if x != nil {
+				n += len(x.Text)
+			}
+		case *mcp.ImageContent:
+			if x != nil {
+				n += len(x.Data)
+			}
+		case *mcp.AudioContent:
+			if x != nil {
+				n += len(x.Data)
+			}
+		case *mcp.EmbeddedResource:
+			if x != nil && x.Resource != nil {
+				n += len(x.Resource.Text) + len(x.Resource.Blob)
+			}
+		}
+	}
+	return n
+}
+
+// isNilParams reports whether p is a typed nil (a request without
+// params), whose GetMeta would panic.
+func isNilParams(p mcp.Params) bool {
+	switch x := p.(type) {
+	case *mcp.CallToolParamsRaw:
+		return x == nil
+	case *mcp.ReadResourceParams:
+		return x == nil
+	case *mcp.ListToolsParams:
+		return x == nil
+	}
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// metaCarrier reads and writes propagation keys in a _meta object.
+type metaCarrier map[string]any
+
+func (m metaCarrier) Get(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func (m metaCarrier) Set(key, value string) { m[key] = value }
+
+func (m metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// metricKey is what the metrics of one request are grouped by.
+type metricKey struct {
+	method, tool, prompt, outcome, errType, version, transport string
+}
+
+// attrCache holds the attribute set of every metricKey seen, so that a
+// request's metrics cost a map lookup rather than a new set. Its keys are
+// bounded: names outside the known ones are recorded as _OTHER.
+type attrCache struct {
+	mu   sync.RWMutex
+	sets map[metricKey]attribute.Set
+}
+
+func (c *attrCache) get(t *Telemetry, k metricKey) attribute.Set {
+	if !knownMethods[k.method] {
+		k.method = other
+	}
+	if k.tool != "" && !t.tools[k.tool] {
+		k.tool = other
+	}
+	if k.prompt != "" && !t.prompts[k.prompt] {
+		k.prompt = other
+	}
+	if k.version != "" && !slices.Contains(supportedVersions, k.version) {
+		k.version = other
+	}
+	c.mu.RLock()
+	s, ok := c.sets[k]
+	c.mu.RUnlock()
+	if ok {
+		return s
+	}
+	attrs := []attribute.KeyValue{keyMethodName.String(k.method), keyOutcome.String(k.outcome), keyTransport.String(k.transport)}
+	if k.tool != "" {
+		attrs = append(attrs, keyToolName.String(k.tool), keyOperationName.String("execute_tool"))
+	}
+	if k.prompt != "" {
+		attrs = append(attrs, keyPromptName.String(k.prompt))
+	}
+	if k.errType != "" {
+		attrs = append(attrs, keyErrorType.String(k.errType))
+	}
+	if k.version != "" {
+		attrs = append(attrs, keyProtocolVersion.String(k.version))
+	}
+	s = attribute.NewSet(attrs...)
+	c.mu.Lock()
+	if c.sets == nil {
+		c.sets = map[metricKey]attribute.Set{}
+	}
+	c.sets[k] = s
+	c.mu.Unlock()
+	return s
+}

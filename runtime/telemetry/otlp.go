@@ -1,0 +1,434 @@
+package telemetry
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// The OTLP/HTTP exporters are mcpgen's own rather than the
+// OpenTelemetry Go exporters (otlptracehttp, otlpmetrichttp): those import
+// the OTLP collector packages, which hold the gRPC service stubs and so
+// link gRPC into every connector (about 5 MB); the request messages they
+// need are one repeated field around the data messages, encoded here.
+// See docs/decisions.md.
+
+// otlpClient posts OTLP export requests (protobuf over HTTP) for one
+// signal, configured by the standard OTEL_EXPORTER_OTLP_* variables.
+type otlpClient struct {
+	url     string
+	headers http.Header
+	gzip    bool
+	timeout time.Duration
+	client  *http.Client
+}
+
+// newOTLPClient reads the settings of signal ("traces" or "metrics"): the
+// signal's own variable (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ...) wins
+// over the general one.
+func newOTLPClient(get func(string) string, signal string) (*otlpClient, error) {
+	sig := "OTEL_EXPORTER_OTLP_" + strings.ToUpper(signal) + "_"
+	setting := func(name string) (string, string) {
+		if v := get(sig + name); v != "" {
+			return v, sig + name
+		}
+		return get("OTEL_EXPORTER_OTLP_" + name), "OTEL_EXPORTER_OTLP_" + name
+	}
+	c := &otlpClient{headers: http.Header{}, timeout: 10 * time.Second}
+	if v := get(sig + "ENDPOINT"); v != "" {
+		c.url = v // used as it is
+	} else {
+		base := get("OTEL_EXPORTER_OTLP_ENDPOINT")
+		if base == "" {
+			base = "http://localhost:4318"
+		}
+		c.url = strings.TrimRight(base, "/") + "/v1/" + signal
+	}
+	if u, err := url.Parse(c.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New(errEndpoint(c.url))
+	}
+	if v, name := setting("HEADERS"); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			k, val, ok := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return nil, errors.New(errHeaders(name, kv))
+			}
+			if dec, err := url.PathUnescape(strings.TrimSpace(val)); err == nil {
+				val = dec
+			}
+			c.headers.Set(k, val)
+		}
+	}
+	if v, name := setting("TIMEOUT"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return nil, errors.New(errTimeout(name, v))
+		}
+		c.timeout = time.Duration(ms) * time.Millisecond
+	}
+	switch v, name := setting("COMPRESSION"); v {
+	case "", "none":
+	case "gzip":
+		c.gzip = true
+	default:
+		return nil, errors.New(errCompression(name, v))
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if v, name := setting("CERTIFICATE"); v != "" {
+		pem, err := os.ReadFile(v)
+		if err != nil {
+			return nil, errors.New(errCertificate(name, err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, errors.New(errNoPEM(name, v))
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+	}
+	c.client = &http.Client{Transport: tr}
+	return c, nil
+}
+
+// post sends one export request. A 429 or 5xx answer is tried again,
+// twice at most, while ctx and the timeout allow.
+func (c *otlpClient) post(ctx context.Context, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if c.gzip {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(body)
+		zw.Close()
+		body = b.Bytes()
+	}
+	wait := 500 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		for k, v := range c.headers {
+			req.Header[k] = v
+		}
+		req.Header.Set("Content-Type", "application/x-protobuf")
+		if c.gzip {
+			req.Header.Set("Content-Encoding", "gzip")
+		}
+		resp, err := c.client.Do(req)
+		if err != nil {
+			return fmt.Errorf("OTLP export to %s: %w", c.url, err)
+		}
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		if resp.StatusCode/100 == 2 {
+			return nil
+		}
+		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusBadGateway ||
+			resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout
+		if !retry || attempt == 2 {
+			return fmt.Errorf("OTLP export to %s: %s %s", c.url, resp.Status, bytes.TrimSpace(msg))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("OTLP export to %s: %s, then %w", c.url, resp.Status, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// exportRequest encodes an Export*ServiceRequest: its only field (1) is
+// the repeated resource data.
+func exportRequest[M proto.Message](items []M) ([]byte, error) {
+	var b []byte
+	for _, it := range items {
+		enc, err := proto.Marshal(it)
+		if err != nil {
+			return nil, err
+		}
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendBytes(b, enc)
+	}
+	return b, nil
+}
+
+// spanExporter is an sdktrace.SpanExporter sending OTLP/HTTP.
+type spanExporter struct{ c *otlpClient }
+
+func (e *spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	type scopeKey struct {
+		res   *resource.Resource
+		scope instrumentation.Scope
+	}
+	var (
+		out    []*tracepb.ResourceSpans
+		byRes  = map[*resource.Resource]*tracepb.ResourceSpans{}
+		byScop = map[scopeKey]*tracepb.ScopeSpans{}
+	)
+	for _, s := range spans {
+		res := s.Resource()
+		rs := byRes[res]
+		if rs == nil {
+			rs = &tracepb.ResourceSpans{Resource: resourcePB(res), SchemaUrl: res.SchemaURL()}
+			byRes[res] = rs
+			out = append(out, rs)
+		}
+		k := scopeKey{res, s.InstrumentationScope()}
+		ss := byScop[k]
+		if ss == nil {
+			ss = &tracepb.ScopeSpans{Scope: scopePB(k.scope), SchemaUrl: k.scope.SchemaURL}
+			byScop[k] = ss
+			rs.ScopeSpans = append(rs.ScopeSpans, ss)
+		}
+		ss.Spans = append(ss.Spans, spanPB(s))
+	}
+	body, err := exportRequest(out)
+	if err != nil {
+		return err
+	}
+	return e.c.post(ctx, body)
+}
+
+func (e *spanExporter) Shutdown(context.Context) error { return nil }
+
+func spanPB(s sdktrace.ReadOnlySpan) *tracepb.Span {
+	sc := s.SpanContext()
+	tid, sid := sc.TraceID(), sc.SpanID()
+	p := &tracepb.Span{
+		TraceId:                tid[:],
+		SpanId:                 sid[:],
+		TraceState:             sc.TraceState().String(),
+		Name:                   s.Name(),
+		Kind:                   tracepb.Span_SpanKind(s.SpanKind()), // the same numbers
+		StartTimeUnixNano:      unixNano(s.StartTime()),
+		EndTimeUnixNano:        unixNano(s.EndTime()),
+		Attributes:             attrsPB(s.Attributes()),
+		DroppedAttributesCount: uint32(s.DroppedAttributes()),
+		DroppedEventsCount:     uint32(s.DroppedEvents()),
+		DroppedLinksCount:      uint32(s.DroppedLinks()),
+		Flags:                  uint32(sc.TraceFlags()) | 0x100, // the parent's remoteness is known
+	}
+	if parent := s.Parent(); parent.IsValid() {
+		psid := parent.SpanID()
+		p.ParentSpanId = psid[:]
+		if parent.IsRemote() {
+			p.Flags |= 0x200
+		}
+	}
+	for _, ev := range s.Events() {
+		p.Events = append(p.Events, &tracepb.Span_Event{
+			TimeUnixNano: unixNano(ev.Time), Name: ev.Name,
+			Attributes: attrsPB(ev.Attributes), DroppedAttributesCount: uint32(ev.DroppedAttributeCount),
+		})
+	}
+	for _, l := range s.Links() {
+		ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
+		p.Links = append(p.Links, &tracepb.Span_Link{
+			TraceId: ltid[:], SpanId: lsid[:], TraceState: l.SpanContext.TraceState().String(),
+			Attributes: attrsPB(l.Attributes), DroppedAttributesCount: uint32(l.DroppedAttributeCount),
+		})
+	}
+	switch st := s.Status(); st.Code {
+	case codes.Error:
+		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: st.Description}
+	case codes.Ok:
+		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+	}
+	return p
+}
+
+// metricExporter is an sdkmetric.Exporter sending OTLP/HTTP with
+// cumulative temporality, the SDK's default aggregations.
+type metricExporter struct{ c *otlpClient }
+
+func (e *metricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return sdkmetric.DefaultTemporalitySelector(k)
+}
+
+func (e *metricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return sdkmetric.DefaultAggregationSelector(k)
+}
+
+func (e *metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	out := &metricpb.ResourceMetrics{Resource: resourcePB(rm.Resource)}
+	if rm.Resource != nil {
+		out.SchemaUrl = rm.Resource.SchemaURL()
+	}
+	var unsupported []string
+	for _, sm := range rm.ScopeMetrics {
+		ps := &metricpb.ScopeMetrics{Scope: scopePB(sm.Scope), SchemaUrl: sm.Scope.SchemaURL}
+		for _, m := range sm.Metrics {
+			pm := &metricpb.Metric{Name: m.Name, Description: m.Description, Unit: m.Unit}
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				pm.Data = sumPB(d)
+			case metricdata.Sum[float64]:
+				pm.Data = sumPB(d)
+			case metricdata.Gauge[int64]:
+				pm.Data = &metricpb.Metric_Gauge{Gauge: &metricpb.Gauge{DataPoints: numberPoints(d.DataPoints)}}
+			case metricdata.Gauge[float64]:
+				pm.Data = &metricpb.Metric_Gauge{Gauge: &metricpb.Gauge{DataPoints: numberPoints(d.DataPoints)}}
+			case metricdata.Histogram[int64]:
+				pm.Data = histogramPB(d)
+			case metricdata.Histogram[float64]:
+				pm.Data = histogramPB(d)
+			default:
+				unsupported = append(unsupported, fmt.Sprintf("%s (%T)", m.Name, m.Data))
+				continue
+			}
+			ps.Metrics = append(ps.Metrics, pm)
+		}
+		out.ScopeMetrics = append(out.ScopeMetrics, ps)
+	}
+	body, err := exportRequest([]*metricpb.ResourceMetrics{out})
+	if err != nil {
+		return err
+	}
+	err = e.c.post(ctx, body)
+	if err == nil && len(unsupported) > 0 {
+		err = fmt.Errorf("OTLP export: left out metrics of a kind mcpgen does not export: %s", strings.Join(unsupported, ", "))
+	}
+	return err
+}
+
+func (e *metricExporter) ForceFlush(context.Context) error { return nil }
+func (e *metricExporter) Shutdown(context.Context) error   { return nil }
+
+func temporalityPB(t metricdata.Temporality) metricpb.AggregationTemporality {
+	if t == metricdata.DeltaTemporality {
+		return metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
+	}
+	return metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE
+}
+
+func sumPB[N int64 | float64](d metricdata.Sum[N]) *metricpb.Metric_Sum {
+	return &metricpb.Metric_Sum{Sum: &metricpb.Sum{
+		DataPoints: numberPoints(d.DataPoints), AggregationTemporality: temporalityPB(d.Temporality), IsMonotonic: d.IsMonotonic,
+	}}
+}
+
+func numberPoints[N int64 | float64](dps []metricdata.DataPoint[N]) []*metricpb.NumberDataPoint {
+	out := make([]*metricpb.NumberDataPoint, 0, len(dps))
+	for _, dp := range dps {
+		p := &metricpb.NumberDataPoint{
+			Attributes: attrsPB(dp.Attributes.ToSlice()), StartTimeUnixNano: unixNano(dp.StartTime), TimeUnixNano: unixNano(dp.Time),
+		}
+		switch v := any(dp.Value).(type) {
+		case int64:
+			p.Value = &metricpb.NumberDataPoint_AsInt{AsInt: v}
+		case float64:
+			p.Value = &metricpb.NumberDataPoint_AsDouble{AsDouble: v}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func histogramPB[N int64 | float64](d metricdata.Histogram[N]) *metricpb.Metric_Histogram {
+	h := &metricpb.Histogram{AggregationTemporality: temporalityPB(d.Temporality)}
+	for _, dp := range d.DataPoints {
+		sum := float64(dp.Sum)
+		p := &metricpb.HistogramDataPoint{
+			Attributes: attrsPB(dp.Attributes.ToSlice()), StartTimeUnixNano: unixNano(dp.StartTime), TimeUnixNano: unixNano(dp.Time),
+			Count: dp.Count, Sum: &sum, BucketCounts: dp.BucketCounts, ExplicitBounds: dp.Bounds,
+		}
+		if v, ok := dp.Min.Value(); ok {
+			f := float64(v)
+			p.Min = &f
+		}
+		if v, ok := dp.Max.Value(); ok {
+			f := float64(v)
+			p.Max = &f
+		}
+		h.DataPoints = append(h.DataPoints, p)
+	}
+	return &metricpb.Metric_Histogram{Histogram: h}
+}
+
+func resourcePB(r *resource.Resource) *resourcepb.Resource {
+	if r == nil {
+		return &resourcepb.Resource{}
+	}
+	return &resourcepb.Resource{Attributes: attrsPB(r.Attributes())}
+}
+
+func scopePB(s instrumentation.Scope) *commonpb.InstrumentationScope {
+	return &commonpb.InstrumentationScope{Name: s.Name, Version: s.Version, Attributes: attrsPB(s.Attributes.ToSlice())}
+}
+
+func attrsPB(kvs []attribute.KeyValue) []*commonpb.KeyValue {
+	if len(kvs) == 0 {
+		return nil
+	}
+	out := make([]*commonpb.KeyValue, 0, len(kvs))
+	for _, kv := range kvs {
+		out = append(out, &commonpb.KeyValue{Key: string(kv.Key), Value: valuePB(kv.Value)})
+	}
+	return out
+}
+
+func valuePB(v attribute.Value) *commonpb.AnyValue {
+	switch v.Type() {
+	case attribute.BOOL:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
+	case attribute.INT64:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v.AsInt64()}}
+	case attribute.FLOAT64:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
+	case attribute.STRING:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.AsString()}}
+	case attribute.BOOLSLICE:
+		return arrayPB(v.AsBoolSlice(), func(b bool) attribute.Value { return attribute.BoolValue(b) })
+	case attribute.INT64SLICE:
+		return arrayPB(v.AsInt64Slice(), attribute.Int64Value)
+	case attribute.FLOAT64SLICE:
+		return arrayPB(v.AsFloat64Slice(), attribute.Float64Value)
+	case attribute.STRINGSLICE:
+		return arrayPB(v.AsStringSlice(), attribute.StringValue)
+	}
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.Emit()}}
+}
+
+func arrayPB[T any](xs []T, val func(T) attribute.Value) *commonpb.AnyValue {
+	arr := &commonpb.ArrayValue{}
+	for _, x := range xs {
+		arr.Values = append(arr.Values, valuePB(val(x)))
+	}
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: arr}}
+}
+
+func unixNano(t time.Time) uint64 {
+	if t.IsZero() {
+		return 0
+	}
+	return uint64(t.UnixNano())
+}

@@ -1,0 +1,157 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// Config says what Setup exports besides what the OTEL_* variables ask.
+type Config struct {
+	// ServiceName and ServiceVersion name the connector in what it
+	// exports, unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say
+	// otherwise.
+	ServiceName, ServiceVersion string
+	// Prometheus asks for metrics in Prometheus text (MetricsHandler).
+	Prometheus bool
+	// LookupEnv reads the environment (os.LookupEnv when nil). The
+	// sampler and the batching read theirs from the process's environment.
+	LookupEnv func(string) (string, bool)
+	// Logger gets the errors of exporting (a collector that cannot be
+	// reached ...); slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Setup returns a Telemetry that exports what the environment and cfg
+// ask for, or nil when they ask for nothing: OTLP over HTTP (protobuf)
+// for traces when OTEL_TRACES_EXPORTER is "otlp", or is unset while
+// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is
+// set, and likewise for metrics (OTEL_METRICS_EXPORTER,
+// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT); OTEL_SDK_DISABLED=true turns OTLP
+// off. The exporters read OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
+// _COMPRESSION and _CERTIFICATE (each also per signal); the sampler
+// (OTEL_TRACES_SAMPLER), the batching (OTEL_BSP_*) and the export interval
+// (OTEL_METRIC_EXPORT_INTERVAL) read their standard variables. Setup makes its providers and the W3C
+// propagators OpenTelemetry's global ones, so that a handler's
+// otel.Tracer(...) spans nest under the request's span.
+func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
+	env := cfg.LookupEnv
+	if env == nil {
+		env = os.LookupEnv
+	}
+	get := func(k string) string { v, _ := env(k); return strings.TrimSpace(v) }
+	traces, err := exporterWanted(get, "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := exporterWanted(get, "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(get("OTEL_SDK_DISABLED"), "true") {
+		traces, metrics = false, false
+	}
+	if !traces && !metrics && !cfg.Prometheus {
+		return nil, nil
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Warn("telemetry", "err", err) }))
+
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", cfg.ServiceName), attribute.String("service.version", cfg.ServiceVersion)),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
+	)
+	if err != nil && res == nil {
+		return nil, errors.New(errResource(err))
+	}
+	var (
+		p        = Providers{Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
+		shutdown []func(context.Context) error
+		handler  http.Handler
+	)
+	if traces {
+		c, err := newOTLPClient(get, "traces")
+		if err != nil {
+			return nil, err
+		}
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c}), sdktrace.WithResource(res))
+		p.Tracer = tp
+		shutdown = append(shutdown, tp.Shutdown)
+		otel.SetTracerProvider(tp)
+	}
+	var readers []sdkmetric.Option
+	if metrics {
+		c, err := newOTLPClient(get, "metrics")
+		if err != nil {
+			return nil, err
+		}
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&metricExporter{c})))
+	}
+	if cfg.Prometheus {
+		reg := prometheus.NewRegistry()
+		exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+		if err != nil {
+			return nil, errors.New(errPrometheus(err))
+		}
+		readers = append(readers, sdkmetric.WithReader(exp))
+		handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{logger}})
+	}
+	if len(readers) > 0 {
+		mp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
+		p.Meter = mp
+		shutdown = append(shutdown, mp.Shutdown)
+		otel.SetMeterProvider(mp)
+	}
+	otel.SetTextMapPropagator(p.Propagator)
+	t, err := New(p)
+	if err != nil {
+		return nil, err
+	}
+	t.shutdown, t.metricsHandler = shutdown, handler
+	return t, nil
+}
+
+// exporterWanted reports whether the variable kindVar (such as
+// OTEL_TRACES_EXPORTER) asks for OTLP, or leaves it to whether an OTLP
+// endpoint is set. It refuses what a connector cannot export.
+func exporterWanted(get func(string) string, kindVar, endpointVar, protocolVar string) (bool, error) {
+	want := false
+	switch v := strings.ToLower(get(kindVar)); v {
+	case "":
+		want = get("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || get(endpointVar) != ""
+	case "none":
+		return false, nil
+	case "otlp":
+		want = true
+	default:
+		return false, errors.New(errExporterKind(kindVar, v))
+	}
+	if !want {
+		return false, nil
+	}
+	proto := get(protocolVar)
+	if proto == "" {
+		proto = get("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	if proto != "" && proto != "http/protobuf" {
+		return false, errors.New(errProtocol(protocolVar, proto))
+	}
+	return true, nil
+}
