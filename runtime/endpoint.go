@@ -93,8 +93,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.stateless.ServeHTTP(w, r)
 		return
 	}
-	if r.Method == http.MethodPost {
-		// A new session: it needs a slot (sessions.go).
+	if r.Method == http.MethodPost && e.table != nil {
+		// A new session: it needs a slot (sessions.go). An endpoint made
+		// by NewEndpoint has no session limits.
 		slot, no := e.table.reserve(sessionCaller(r))
 		if slot == nil {
 			e.table.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
