@@ -239,12 +239,14 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	if diags.HasErrors() || ctx.Err() != nil {
 		return append(diags, warnings...)
 	}
-	var js, css []byte
+	var js, css, jsMap []byte
 	for _, f := range res.OutputFiles {
-		switch filepath.Ext(f.Path) {
-		case ".js":
+		switch {
+		case strings.HasSuffix(f.Path, ".js.map"):
+			jsMap = f.Contents
+		case filepath.Ext(f.Path) == ".js":
 			js = f.Contents
-		case ".css":
+		case filepath.Ext(f.Path) == ".css":
 			css = f.Contents
 		}
 	}
@@ -254,6 +256,7 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	}
 	v := ir.View{Name: e.Name, File: e.File, Meta: meta}
 	v.HTML = Document(v.Name, v.Meta.Title, js, css)
+	v.SourceMap, v.ScriptLine = b.sourceMap(jsMap), scriptLine(v.HTML)
 	sum := sha256.Sum256([]byte(v.HTML))
 	v.Hash = hex.EncodeToString(sum[:])[:16]
 	v.URI = "ui://" + v.Name + "/" + v.Hash
@@ -376,6 +379,11 @@ func (b *Bundler) buildOptions(e Entry, resolve *func(string, api.ResolveOptions
 			".woff": api.LoaderDataURL, ".woff2": api.LoaderDataURL,
 		},
 		Plugins: []api.Plugin{b.plugin(e, resolve)},
+		// A source map beside the bundle, never inside it (the document
+		// stays as small as it was): mcpgen test and the inspector turn a
+		// view's error back into its place in ui/ with it.
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentExclude,
 	}
 	if b.opts.Minify {
 		o.MinifyWhitespace, o.MinifyIdentifiers, o.MinifySyntax = true, true, true
@@ -489,4 +497,33 @@ func (b *Bundler) dedupeMissingReact(in diag.List, e Entry) diag.List {
 		out = append(out, d)
 	}
 	return out
+}
+
+// sourceMap returns esbuild's source map with its sources made relative to
+// the module root ("ui/summary.tsx"; esbuild names them relative to the
+// output directory), or "" when there is none.
+func (b *Bundler) sourceMap(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	if srcs, ok := m["sources"].([]any); ok {
+		for i, s := range srcs {
+			str, _ := s.(string)
+			if str == "" || strings.Contains(str, ":") {
+				continue // a virtual module (mcpgen-entry:NAME, mcpgen-ui:...)
+			}
+			if rel, err := filepath.Rel(b.opts.Dir, filepath.Join(b.outdir(), filepath.FromSlash(str))); err == nil {
+				srcs[i] = filepath.ToSlash(rel)
+			}
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	return string(out)
 }

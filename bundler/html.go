@@ -32,6 +32,17 @@ func Document(name, title string, js, css []byte) string {
 	return b.String()
 }
 
+// scriptLine returns the line (from 0) of a Document on which its script
+// starts.
+func scriptLine(doc string) int {
+	const open = "</head>\n<body>\n<div id=\"root\"></div>\n<script>\n"
+	i := strings.Index(doc, open)
+	if i < 0 {
+		return 0
+	}
+	return strings.Count(doc[:i+len(open)], "\n")
+}
+
 // escapeClose replaces any case-insensitive occurrence of tag ("</script")
 // with "<\/script", which means the same in JS strings, regexps and
 // comments, and in CSS strings and comments.

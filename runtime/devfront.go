@@ -24,6 +24,11 @@ const (
 	// per-caller rate limits without auth key callers by it rather than
 	// by the front's own address.
 	DevCallerAddrHeader = "X-Mcpgen-Dev-Caller-Addr"
+	// DevOwnHeader marks the front's own requests (the lists it mirrors,
+	// the set-up of its sessions), which are no host's: the connector
+	// leaves them out of its request log, so `mcpgen dev` shows the
+	// requests the developer's host made.
+	DevOwnHeader = "X-Mcpgen-Dev-Own"
 )
 
 // WithDevFront makes the server trust the identity mcpgen dev's front

@@ -79,7 +79,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
-		if r.Method == http.MethodDelete {
+		if r.Method == http.MethodDelete && e.asks != nil {
 			// Questions the session's handlers are waiting on will get
 			// no answer: end them, so closing the session does not wait.
 			e.asks.cancelSession(sid, errSessionClosed)
@@ -93,8 +93,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.stateless.ServeHTTP(w, r)
 		return
 	}
-	if r.Method == http.MethodPost {
-		// A new session: it needs a slot (sessions.go).
+	if r.Method == http.MethodPost && e.table != nil {
+		// A new session: it needs a slot (sessions.go). An endpoint made
+		// by NewEndpoint has no session limits.
 		slot, no := e.table.reserve(sessionCaller(r))
 		if slot == nil {
 			e.table.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
@@ -105,6 +106,36 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set(slotHeader, slot.token)
 	}
 	e.sessions.ServeHTTP(w, r)
+}
+
+// NewEndpoint returns an MCP endpoint over srv that serves both protocol
+// eras as a connector built by mcpgen does: MCP 2026-07-28 requests
+// statelessly, everything else in the session the client initialized (and
+// a request without a session that is not an initialize on its own). sessions
+// configures the session handler (nil: the SDK's defaults); the stateless
+// handler shares its Logger, MaxRequestBodyBytes and
+// DisableLocalhostProtection. mcpgen dev's front serves hosts with it.
+func NewEndpoint(srv *mcp.Server, sessions *mcp.StreamableHTTPOptions) http.Handler {
+	if sessions == nil {
+		sessions = &mcp.StreamableHTTPOptions{}
+	}
+	server := func(*http.Request) *mcp.Server { return srv }
+	maxBody := sessions.MaxRequestBodyBytes
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBodyBytes
+	}
+	return &endpoint{
+		versions: mcp.SupportedProtocolVersions(),
+		maxBody:  maxBody,
+		sessions: mcp.NewStreamableHTTPHandler(server, sessions),
+		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+			Stateless:                    true,
+			Logger:                       sessions.Logger,
+			MaxRequestBodyBytes:          maxBody,
+			PropagateRequestCancellation: true,
+			DisableLocalhostProtection:   sessions.DisableLocalhostProtection,
+		}),
+	}
 }
 
 // readBody reads a POST's body within the size limit; if it cannot, it

@@ -19,7 +19,7 @@ import (
 // error, with its code); with tracing, the trace id of the request's span.
 func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) {
+		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) {
 			return next(ctx, method, req)
 		}
 		start := time.Now()
@@ -66,6 +66,17 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 		s.logger.LogAttrs(ctx, level, "request", attrs...)
 		return res, err
 	}
+}
+
+// devOwn reports whether req is one of mcpgen dev's front's own requests
+// (DevOwnHeader); only requests proving they come from the front reach the
+// handlers of a connector run behind it.
+func (s *Server) devOwn(req mcp.Request) bool {
+	if s.opts.devFrontKey == "" {
+		return false
+	}
+	extra := req.GetExtra()
+	return extra != nil && extra.Header.Get(DevOwnHeader) != ""
 }
 
 func isToolError(res mcp.Result) bool {

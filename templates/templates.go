@@ -39,9 +39,14 @@ type Data struct {
 	GoVersion string
 	// MCPGenVersion is the required version of mcpgen.
 	MCPGenVersion string
-	// MCPGenReplace, when set, is the directory of an mcpgen source checkout
-	// that replaces the required version (mcpgen is used from source).
+	// MCPGenReplace, when set, is the directory of an mcpgen source tree
+	// that replaces the required version (mcpgen is used from source): a
+	// copy inside the project ("./third_party/mcpgen"), so the Dockerfile
+	// copies it into the image build too.
 	MCPGenReplace string
+	// MCPGenSource is the checkout MCPGenReplace was copied from, named in
+	// go.mod's comment.
+	MCPGenSource string
 	// View adds the text_stats tool's React view (ui/stats.tsx) with its
 	// package.json and tsconfig.json; without it the project is tools-only.
 	View bool
@@ -78,7 +83,7 @@ func Files(d Data) (map[string][]byte, error) {
 			out[dir+base] = src
 			return nil
 		}
-		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName, "goMinor": goMinor}).Option("missingkey=error").Parse(string(src))
+		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName, "goMinor": goMinor, "trimDot": trimDot}).Option("missingkey=error").Parse(string(src))
 		if err != nil {
 			return fmt.Errorf("template %s: %w", rel, err)
 		}
@@ -148,4 +153,10 @@ func goMinor(v string) string {
 		return v
 	}
 	return parts[0] + "." + parts[1]
+}
+
+// trimDot turns "./third_party/mcpgen" into "third_party/mcpgen", the form
+// a Dockerfile's COPY takes for a path of the build context.
+func trimDot(p string) string {
+	return strings.TrimPrefix(p, "./")
 }

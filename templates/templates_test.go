@@ -11,8 +11,9 @@ import (
 func TestFilesRender(t *testing.T) {
 	files, err := Files(Data{
 		Name: "acme", Module: "example.com/acme", GoVersion: "1.26.0",
-		MCPGenVersion: "v0.0.0-00010101000000-000000000000", MCPGenReplace: "/src/my mcpgen",
-		View: true,
+		MCPGenVersion: "v0.0.0-00010101000000-000000000000", MCPGenReplace: "./third_party/mcpgen",
+		MCPGenSource: "/src/my mcpgen",
+		View:         true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,8 @@ func TestFilesRender(t *testing.T) {
 	for _, want := range []string{
 		"module example.com/acme\n",
 		"require github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000\n",
-		`replace github.com/mcpgen/mcpgen => "/src/my mcpgen"`,
+		"replace github.com/mcpgen/mcpgen => ./third_party/mcpgen\n",
+		"(made by `mcpgen new` from /src/my mcpgen)",
 		"tool github.com/mcpgen/mcpgen/cmd/mcpgen\n",
 	} {
 		if !strings.Contains(mod, want) {
@@ -52,7 +54,8 @@ func TestFilesRender(t *testing.T) {
 	if !strings.Contains(string(files["package.json"]), `"name": "acme"`) {
 		t.Errorf("package.json: %s", files["package.json"])
 	}
-	if df := string(files["Dockerfile"]); !strings.Contains(df, "FROM golang:1.26 AS build\n") || !strings.Contains(df, "-o /out/acme .") {
+	if df := string(files["Dockerfile"]); !strings.Contains(df, "FROM golang:1.26 AS build\n") || !strings.Contains(df, "-o /out/acme .") ||
+		!strings.Contains(df, "\nCOPY third_party/mcpgen/ third_party/mcpgen/\nRUN go mod download\n") {
 		t.Errorf("Dockerfile:\n%s", df)
 	}
 	if !strings.Contains(string(files["main.go"]), "//go:generate go tool mcpgen generate") {
@@ -67,6 +70,9 @@ func TestFilesWithoutReplace(t *testing.T) {
 	}
 	if mod := string(files["go.mod"]); strings.Contains(mod, "replace") || !strings.Contains(mod, "mcpgen v0.3.0") {
 		t.Errorf("go.mod:\n%s", mod)
+	}
+	if df := string(files["Dockerfile"]); strings.Contains(df, "third_party") {
+		t.Errorf("a Dockerfile without a copy of mcpgen copies one:\n%s", df)
 	}
 	for name := range files {
 		if viewOnly(name) || strings.HasPrefix(name, "fixtures/") || name == "stats_view_test.go" {

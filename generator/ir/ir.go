@@ -367,6 +367,12 @@ type View struct {
 	// node_modules left out), for checks that read a view's code. Empty
 	// when the view was only discovered.
 	Inputs []string `json:"inputs,omitempty"`
+	// SourceMap is the source map (version 3) of the bundle's script, its
+	// sources relative to the module root, and ScriptLine the line of HTML
+	// (from 0) the script starts on: they turn a place in the document
+	// back into one in the view's source. Empty for a view only discovered.
+	SourceMap  string `json:"-"`
+	ScriptLine int    `json:"-"`
 }
 
 // ViewMeta is the MCP Apps metadata placed on the view resource (_meta.ui).

@@ -18,9 +18,11 @@ type Problem struct {
 	// (an error the browser logged, such as a failed request).
 	Kind string
 	Text string
-	// URL and Line (1-based; 0 when unknown) say where it happened.
-	URL  string
-	Line int64
+	// URL, Line and Column (from 1; 0 when unknown) say where it happened.
+	// A caller that knows the page's source maps may replace them with the
+	// place in the source (URL a path such as ui/summary.tsx).
+	URL          string
+	Line, Column int64
 }
 
 // String is the problem's kind and the first line of its text (a stack
@@ -33,7 +35,10 @@ func (p Problem) String() string {
 		if len(where) > 120 {
 			where = where[:117] + "..."
 		}
-		if p.Line > 0 {
+		switch {
+		case p.Line > 0 && p.Column > 0:
+			where = fmt.Sprintf("%s:%d:%d", where, p.Line, p.Column)
+		case p.Line > 0:
 			where = fmt.Sprintf("%s:%d", where, p.Line)
 		}
 		s += " (at " + where + ")"
@@ -228,13 +233,14 @@ func (v *View) Close() { v.cancel() }
 func problem(m chromedp.ConsoleMessage) (Problem, bool) {
 	p := Problem{Text: m.Text, URL: m.URL}
 	if m.URL != "" {
-		p.Line = m.Line + 1
+		p.Line, p.Column = m.Line+1, m.Column+1
 	}
 	switch {
 	case m.IsException():
 		p.Kind = "exception"
 		if m.Stack != nil && len(m.Stack.CallFrames) > 0 && p.URL == "" {
-			p.URL, p.Line = m.Stack.CallFrames[0].URL, m.Stack.CallFrames[0].LineNumber+1
+			f := m.Stack.CallFrames[0]
+			p.URL, p.Line, p.Column = f.URL, f.LineNumber+1, f.ColumnNumber+1
 		}
 	case m.Type != chromedp.ConsoleError:
 		return p, false

@@ -558,9 +558,9 @@ func (df dockerfile) find(i int, op string) []string {
 // TestDeployDockerfile checks the Dockerfile `mcpgen new` writes (docker
 // itself cannot run here): a multi-stage build whose final stage is a
 // minimal base running as a non-root user with a health check; its build
-// command, run as the build stage would, makes a static binary with the
-// version stamped; and its environment and health check command work
-// against that binary.
+// stage, run from the build context alone (buildStage), makes a static
+// binary with the version stamped; and its environment and health check
+// command work against that binary.
 func TestDeployDockerfile(t *testing.T) {
 	_, dir := scaffoldDeploy(t)
 	src, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
@@ -587,28 +587,14 @@ func TestDeployDockerfile(t *testing.T) {
 		t.Errorf("runtime stage USER %v: want one non-root user", users)
 	}
 
-	// The build stage's go build, run here as docker would (WORKDIR is the
-	// project, VERSION a build argument), into a temporary /out.
-	var runs []string
-	for _, r := range df.find(build, "RUN") {
-		if strings.Contains(r, "go build") {
-			runs = append(runs, r)
-		}
-	}
-	if len(runs) != 1 {
-		t.Fatalf("build stage: %d RUN go build lines", len(runs))
-	}
-	out := t.TempDir()
-	cmd := strings.ReplaceAll(runs[0], "/out/", out+"/")
-	if o, e, code := run(t, dir, []string{"VERSION=v7.7.7"}, "sh", "-c", cmd); code != 0 {
-		t.Fatalf("%s: exit %d\n%s%s", cmd, code, o, e)
-	}
+	// The build stage, run here as docker would, from the context alone.
+	root := buildStage(t, dir, df)
 	copies := df.find(final, "COPY")
 	if len(copies) != 1 || !strings.HasPrefix(copies[0], "--from=build /out/tally ") {
 		t.Fatalf("runtime stage COPY %v: want the built binary", copies)
 	}
 	binInImage := strings.Fields(copies[0])[2]
-	bin := filepath.Join(out, "tally")
+	bin := filepath.Join(root, "out", "tally")
 	checkStatic(t, bin, "tally v7.7.7")
 
 	var entry, health []string
@@ -658,5 +644,135 @@ func TestDeployDockerfile(t *testing.T) {
 			t.Fatal("the health check never passed with the server running")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// buildStage runs the build stage of the Dockerfile df of the project in
+// dir the way docker would, from the build context alone, and returns the
+// directory standing for the stage's file system (its /out is there).
+// Docker itself cannot run here: its base images need a registry. So the
+// project is copied without what .dockerignore leaves out, the stage's COPY
+// and RUN instructions run in order in a clean directory with an empty
+// GOPATH and the host's module cache as the only module proxy
+// (VERSION=v7.7.7 as a build argument), and every module the build reads
+// must come from the context or that proxy, never from a path on the host
+// (as a replace directive naming a checkout would).
+func buildStage(t *testing.T, dir string, df dockerfile) string {
+	t.Helper()
+	ignore, err := os.ReadFile(filepath.Join(dir, ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxDir := filepath.Join(t.TempDir(), "context")
+	copyContext(t, dir, ctxDir, string(ignore))
+	root := t.TempDir() // the build stage's file system
+	gopath := t.TempDir()
+	hostCache, _, _ := run(t, ".", nil, "go", "env", "GOMODCACHE")
+	env := []string{
+		"HOME=" + t.TempDir(), "GOPATH=" + gopath, "GOMODCACHE=" + filepath.Join(gopath, "pkg", "mod"),
+		"GOFLAGS=-mod=mod", "GOPROXY=file://" + filepath.Join(strings.TrimSpace(hostCache), "cache", "download"),
+		"GOSUMDB=off", "GOTOOLCHAIN=local", "GOWORK=off", "VERSION=v7.7.7",
+	}
+	in := func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+	work := "/"
+	for _, ins := range df.stages[0][1:] {
+		op, rest, _ := strings.Cut(ins, " ")
+		switch op {
+		case "WORKDIR":
+			work = rest
+			os.MkdirAll(in(work), 0o755)
+		case "ARG", "ENV":
+		case "COPY":
+			args := strings.Fields(rest)
+			dst := args[len(args)-1]
+			if !strings.HasPrefix(dst, "/") {
+				dst = work + "/" + dst
+			}
+			for _, s := range args[:len(args)-1] {
+				from := filepath.Join(ctxDir, filepath.FromSlash(s))
+				fi, err := os.Stat(from)
+				if err != nil {
+					t.Fatalf("COPY %s: %s is not in the build context: %v", rest, s, err)
+				}
+				if fi.IsDir() {
+					copyContext(t, from, in(dst), "")
+				} else {
+					copyContext(t, from, filepath.Join(in(dst), filepath.Base(s)), "")
+				}
+			}
+		case "RUN":
+			cmd := strings.ReplaceAll(rest, "/out/", in("/out")+"/")
+			if o, e, code := run(t, in(work), env, "sh", "-c", cmd); code != 0 {
+				t.Fatalf("RUN %s: exit %d\n%s%s", rest, code, o, e)
+			}
+		default:
+			t.Fatalf("the build stage's %s is not emulated by this test", op)
+		}
+	}
+	out, e, code := run(t, in(work), env, "go", "list", "-deps", "-f", "{{with .Module}}{{.Dir}}{{end}}", ".")
+	if code != 0 {
+		t.Fatalf("go list: exit %d\n%s", code, e)
+	}
+	seen := map[string]bool{}
+	for _, d := range strings.Fields(out) {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		if !strings.HasPrefix(d, root+string(filepath.Separator)) && !strings.HasPrefix(d, gopath+string(filepath.Separator)) {
+			t.Errorf("the build reads the module in %s, outside the build context (docker cannot)", d)
+		}
+	}
+	return root
+}
+
+// copyContext copies the directory (or file) src to dst, leaving out what
+// the .dockerignore patterns in ignore match, as docker does: a pattern is
+// matched against the path relative to src, and a directory it matches is
+// left out whole.
+func copyContext(t *testing.T, src, dst, ignore string) {
+	t.Helper()
+	var patterns []string
+	for _, line := range strings.Split(ignore, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "!") {
+			t.Fatalf(".dockerignore: exceptions (%s) are not emulated by this test", line)
+		}
+		patterns = append(patterns, filepath.Clean(strings.TrimPrefix(line, "/")))
+	}
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		for _, pat := range patterns {
+			if ok, _ := filepath.Match(pat, filepath.ToSlash(rel)); ok {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

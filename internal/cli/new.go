@@ -38,10 +38,11 @@ func newCommand() *ucli.Command {
 			"package.json), a README and a .gitignore. Then runs `go mod tidy` (the Go MCP SDK comes\n" +
 			"from the module proxy), `npm install` (React, for the view) and `mcpgen generate`, so\n" +
 			"`go test ./...` and `mcpgen build` work at once. --no-view leaves out the view and npm.\n\n" +
-			"mcpgen is required from the source checkout this mcpgen was built from (a replace\n" +
-			"directive), or the released version this binary is; --mcpgen overrides either (with a\n" +
-			"checkout directory, or a version published on the module proxy). A failure part-way\n" +
-			"leaves nothing behind.\n\n" +
+			"mcpgen is required from the source checkout this mcpgen was built from, or the released\n" +
+			"version this binary is; --mcpgen overrides either (with a checkout directory, or a\n" +
+			"version published on the module proxy). A checkout is copied into third_party/mcpgen\n" +
+			"and go.mod replaces mcpgen with the copy, so the project builds anywhere, in a\n" +
+			"container image too. A failure part-way leaves nothing behind.\n\n" +
 			"Examples:\n" +
 			"  mcpgen new acme                                module path \"acme\"\n" +
 			"  mcpgen new ./acme --module example.com/acme\n" +
@@ -113,10 +114,17 @@ func runNew(c *ucli.Context) error {
 			os.RemoveAll(tmp)
 		}
 	}()
-	written, err := templates.Write(tmp, templates.Data{
-		Name: name, Module: mod, GoVersion: goVersion,
-		MCPGenVersion: version, MCPGenReplace: replace, View: view,
-	})
+	data := templates.Data{Name: name, Module: mod, GoVersion: goVersion, MCPGenVersion: version, View: view}
+	if replace != "" {
+		// The checkout is copied into the project, so that the project
+		// builds wherever it goes: in a container image build (which sees
+		// only its context), on a teammate's machine, in CI.
+		if err := copyModule(c.Context, replace, filepath.Join(tmp, filepath.FromSlash(mcpgenCopyDir))); err != nil {
+			return fmt.Errorf("copying mcpgen from %s: %w; nothing was written to %s", replace, err, dir)
+		}
+		data.MCPGenReplace, data.MCPGenSource = "./"+mcpgenCopyDir, replace
+	}
+	written, err := templates.Write(tmp, data)
 	if err != nil {
 		return err
 	}
@@ -161,6 +169,9 @@ func runNew(c *ucli.Context) error {
 	done = true
 	for _, f := range written {
 		fmt.Fprintf(stdout, "created %s\n", filepath.Join(c.Args().First(), f))
+	}
+	if replace != "" {
+		fmt.Fprintf(stdout, "copied mcpgen from %s to %s\n", replace, filepath.Join(c.Args().First(), mcpgenCopyDir))
 	}
 	for _, f := range rep.Changed {
 		fmt.Fprintf(stdout, "generated %s\n", filepath.Join(c.Args().First(), f))

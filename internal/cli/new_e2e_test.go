@@ -312,8 +312,11 @@ func TestNewTrimpath(t *testing.T) {
 		t.Fatalf("new --mcpgen DIR: exit %d\n%s%s", code, out, errOut)
 	}
 	mod, _ := os.ReadFile(filepath.Join(work, "tally", "go.mod"))
-	if !strings.Contains(string(mod), "replace github.com/mcpgen/mcpgen => "+testenv.Root()) {
-		t.Errorf("go.mod does not replace mcpgen with the checkout:\n%s", mod)
+	if !strings.Contains(string(mod), "replace github.com/mcpgen/mcpgen => ./third_party/mcpgen") || !strings.Contains(string(mod), "from "+testenv.Root()) {
+		t.Errorf("go.mod does not replace mcpgen with a copy of the checkout:\n%s", mod)
+	}
+	if _, err := os.Stat(filepath.Join(work, "tally", "third_party", "mcpgen", "runtime", "server.go")); err != nil {
+		t.Errorf("the checkout was not copied into the project: %v", err)
 	}
 	if out, errOut, code := run(t, filepath.Join(work, "tally"), nil, "go", "vet", "./..."); code != 0 {
 		t.Errorf("go vet in the new project: %s%s", out, errOut)

@@ -59,6 +59,13 @@ type identityKey struct{}
 // addrKey carries the host-facing client's address the same way.
 type addrKey struct{}
 
+// ownKey marks the context of the front's own requests to the connector
+// (runtime.DevOwnHeader): those made for no host request.
+type ownKey struct{}
+
+// own returns ctx marked as the front's own.
+func own(ctx context.Context) context.Context { return context.WithValue(ctx, ownKey{}, true) }
+
 // forwarding returns ctx carrying the caller of the host request req: its
 // verified identity, and its address (which handler put in
 // runtime.DevCallerAddrHeader).
@@ -83,8 +90,9 @@ func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 // address when the request is made on a caller's behalf, to every request
 // to the connector.
 type frontTransport struct {
-	key  string
-	next http.RoundTripper
+	key     string
+	next    http.RoundTripper
+	schemas *schemaBytes // nil: not recorded (order.go)
 }
 
 func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -96,12 +104,19 @@ func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if a, ok := req.Context().Value(addrKey{}).(string); ok {
 		req.Header.Set(runtime.DevCallerAddrHeader, a)
 	}
-	return t.next.RoundTrip(req)
+	if req.Context().Value(ownKey{}) != nil {
+		req.Header.Set(runtime.DevOwnHeader, "1")
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		t.schemas.watch(req, resp)
+	}
+	return resp, err
 }
 
 // client returns the HTTP client for talking to the connector.
-func (f *front) client() *http.Client {
-	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport}}
+func (f *front) client(schemas *schemaBytes) *http.Client {
+	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport, schemas: schemas}}
 }
 
 // scopesFor returns the scopes the current connector declares for one

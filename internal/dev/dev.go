@@ -119,14 +119,18 @@ type runner struct {
 	diags  map[string]diag.List
 	builds int
 	types  typeState
-	dir    string
-	out    *term
-	front  *front
-	gate   *runtime.AuthGate // nil without Options.Auth
-	evs    chan event
-	tmp    string
-	views  Views
-	gen    int
+	// building is true from the start of a Go build until it is
+	// finished: the build regenerates ui/mcpgen.d.ts, so the views' type
+	// check waits for it (types.go).
+	building bool
+	dir      string
+	out      *term
+	front    *front
+	gate     *runtime.AuthGate // nil without Options.Auth
+	evs      chan event
+	tmp      string
+	views    Views
+	gen      int
 	// phases is how the last build spent its time, when the builder says.
 	phases string
 	// lintShown is the rendering of the lint findings last printed, so a
@@ -256,6 +260,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 			Name:        filepath.Base(r.dir),
 			SandboxAddr: net.JoinHostPort(sandboxHost, "0"),
 			AllowHosts:  r.opts.AllowHosts,
+			// The views the front serves, with their source maps: the
+			// browser's developer tools show a view's errors in ui/.
+			Views: r.front.currentViews,
 		})
 		if err != nil {
 			ln.Close()
@@ -531,7 +538,14 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 	}
 	r.report("views", b.files, true, start)
 	if !first {
-		r.checkTypes(ctx)
+		if b.kind&changeGo != 0 || namesChanged {
+			// A Go build follows and regenerates ui/mcpgen.d.ts: checking
+			// the views against the old declarations now would report
+			// errors the build is about to fix. The build runs the check.
+			r.types.deferred = true
+		} else {
+			r.checkTypes(ctx)
+		}
 	}
 	return namesChanged
 }
@@ -552,6 +566,7 @@ func (r *runner) startBuild(ctx context.Context, b batch) *buildJob {
 		r.out.changed(b.files)
 	}
 	r.gen++
+	r.building = true
 	bctx, cancel := context.WithCancel(ctx)
 	j := &buildJob{
 		b:      b,
@@ -598,11 +613,15 @@ func (r *runner) quietLint(diags diag.List) diag.List {
 
 func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) {
 	j.cancel()
+	r.building = false
 	if ctx.Err() != nil {
 		return // stopping: the build was cancelled, not broken
 	}
 	r.publish("go", diags)
 	if diags.HasErrors() {
+		if r.types.deferred {
+			r.checkTypes(ctx) // a view changed meanwhile: check it as things are
+		}
 		r.out.diags(diags)
 		if r.hasCurrent() {
 			r.out.fail("build failed; still serving the last good build")
@@ -707,7 +726,7 @@ func (r *runner) relist(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	snap, err := list(ctx, c)
+	snap, err := list(own(ctx), c)
 	if err != nil {
 		r.out.warn("re-listing the connector: %v", err)
 		return
@@ -731,11 +750,16 @@ func (r *runner) publish(kind string, diags diag.List) {
 	}
 	r.diags[kind] = diags
 	var all diag.List
-	all.Append(r.diags["views"])
-	all.Append(r.diags["go"])
-	all.Append(r.diags["types"])
+	shown := []inspector.Diagnostic{}
+	for _, k := range []string{"views", "go", "types"} {
+		all.Append(r.diags[k])
+		for _, d := range inspector.Diagnostics(r.diags[k], r.dir) {
+			d.Stage = k
+			shown = append(shown, d)
+		}
+	}
 	r.builds++
-	r.insp.SetStatus(inspector.Status{Build: r.builds, OK: !all.HasErrors(), Diagnostics: inspector.Diagnostics(all, r.dir)})
+	r.insp.SetStatus(inspector.Status{Build: r.builds, OK: !all.HasErrors(), Diagnostics: shown})
 }
 
 func (r *runner) hasCurrent() bool {

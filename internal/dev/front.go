@@ -62,6 +62,7 @@ type snapshot struct {
 type conn struct {
 	child    *child
 	client   *http.Client // nil: the SDK's default
+	schemas  *schemaBytes // the listed tools' schemas as sent (order.go)
 	control  *mcp.ClientSession
 	caps     *mcp.ServerCapabilities
 	inflight sync.WaitGroup
@@ -266,7 +267,9 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 	// The session outlives the host request that opened it, and the SDK
 	// keeps the connect context's values for the session's lifetime: a
 	// clean context keeps that request's identity out of later messages.
-	cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	// Its set-up is the front's own (runtime.DevOwnHeader): left out of
+	// the connector's request log.
+	cctx, cancel := context.WithTimeout(own(context.Background()), 15*time.Second)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	cs, err := cl.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: c.child.url(), MaxRetries: -1, HTTPClient: c.client},
@@ -285,13 +288,15 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 // connect opens the control session with a freshly started connector and
 // lists what it serves.
 func (f *front) connect(ctx context.Context, ch *child) (*conn, *snapshot, error) {
+	ctx = own(ctx) // the control session's requests are no host's
 	notify := func(e event) {
 		select {
 		case f.events <- e:
 		default:
 		}
 	}
-	c := &conn{child: ch, hosts: map[*mcp.ServerSession]*hostLink{}, client: f.client()}
+	c := &conn{child: ch, hosts: map[*mcp.ServerSession]*hostLink{}, schemas: &schemaBytes{}}
+	c.client = f.client(c.schemas)
 	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpgen-dev", Version: "dev"}, &mcp.ClientOptions{
 		Capabilities:               &mcp.ClientCapabilities{},
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { notify(event{relist: ch}) },
@@ -337,6 +342,7 @@ func list(ctx context.Context, c *conn) (*snapshot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("tools/list: %w", err)
 			}
+			c.schemas.restore(t)
 			s.tools = append(s.tools, t)
 		}
 	}
@@ -533,6 +539,9 @@ func (f *front) relink(t *mcp.Tool) *mcp.Tool {
 	var c mcp.Tool
 	b, _ := json.Marshal(t)
 	_ = json.Unmarshal(b, &c)
+	// The schemas as the connector sent them (order.go), not the
+	// decoded copy.
+	c.InputSchema, c.OutputSchema = t.InputSchema, t.OutputSchema
 	if c.Meta == nil {
 		return &c
 	}
@@ -655,11 +664,30 @@ func (f *front) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Meta: childMeta(req.Params.Meta), Name: req.Params.Name, Arguments: req.Params.Arguments})
 	if err != nil {
 		return f.callFailed(ctx, c, err)
 	}
 	return res, nil
+}
+
+// childMeta returns a host request's _meta as it goes to the connector: a
+// 2026-07-28 request carries its protocol version, client and capabilities
+// there, which belong to the host's request, not to the front's session with
+// the connector (which would refuse a session request claiming 2026-07-28).
+func childMeta(m mcp.Meta) mcp.Meta {
+	if m == nil {
+		return nil
+	}
+	out := mcp.Meta{}
+	for k, v := range m {
+		switch k {
+		case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel:
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func errorResult(err error) *mcp.CallToolResult {
@@ -678,7 +706,7 @@ func (f *front) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: req.Params.Meta, URI: req.Params.URI})
+	res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{Meta: childMeta(req.Params.Meta), URI: req.Params.URI})
 	if err != nil {
 		if e := f.failure(ctx, c, err, "read the resource"); e != nil {
 			return nil, e
@@ -699,7 +727,7 @@ func (f *front) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	}
 	defer l.track(ctx)()
 	ctx = forwarding(ctx, req.Extra)
-	res, err := l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments})
+	res, err := l.cs.GetPrompt(ctx, &mcp.GetPromptParams{Meta: childMeta(req.Params.Meta), Name: req.Params.Name, Arguments: req.Params.Arguments})
 	if err != nil {
 		if e := f.failure(ctx, c, err, "get the prompt"); e != nil {
 			return nil, e
@@ -718,7 +746,9 @@ func (f *front) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 	if c.caps == nil || c.caps.Completions == nil {
 		return empty, nil
 	}
-	return c.control.Complete(ctx, req.Params)
+	p := *req.Params
+	p.Meta = childMeta(p.Meta)
+	return c.control.Complete(ctx, &p)
 }
 
 func (f *front) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {

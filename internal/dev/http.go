@@ -21,8 +21,10 @@ import (
 // also rejects a tunnel; this check keeps the protection and admits the
 // names the developer allowed.
 func (r *runner) handler() http.Handler {
-	var mcpH http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.front.srv },
-		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	// Both protocol eras, as the built connector serves them: a
+	// 2026-07-28 request is served on its own (the front opens a connector
+	// session for it), a 2025-11-25 host keeps its session.
+	var mcpH http.Handler = runtime.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	// A call on /sse or /ws is forwarded with its caller's identity like
 	// one on /mcp; the connector checks its scopes where it is dispatched.
 	cfg := runtime.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelWarn}))}

@@ -105,6 +105,11 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	if out := ds.out.String(); !strings.Contains(out, "hello.go:11:4: warning: the description of tool hello opens with the Go name Hello") || !strings.Contains(out, "[DESC005 description-go-identifier]") {
 		t.Errorf("dev does not show the lint finding:\n%s", out)
 	}
+	// The input schema keeps the order the fields are declared in (text,
+	// rank, top, filter), which hosts and the inspector's form show.
+	if keys := propertyOrder(t, ds.url, "text_stats"); strings.Join(keys, " ") != "text rank top filter" {
+		t.Errorf("text_stats's input properties come in the order %v, want text rank top filter", keys)
+	}
 	// The scaffold's own tool and view are served too.
 	if u := viewURI(t, tool(t, cs, "text_stats")); !strings.HasPrefix(u, "ui://stats/") {
 		t.Fatalf("text_stats links %q", u)
@@ -185,6 +190,19 @@ func TestScaffoldSessionSurvivesEdits(t *testing.T) {
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("session lost: %v", err)
+	}
+	// The connector's request log shows the host's calls, not the
+	// front's own requests (its lists and the set-up of its sessions),
+	// which would add lines on every rebuild.
+	out := ds.out.String()
+	if !strings.Contains(out, "msg=request method=tools/call tool=hello") {
+		t.Errorf("the output lacks the request log line of the host's call:\n%s", out)
+	}
+	for _, m := range []string{"initialize", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "logging/setLevel"} {
+		if strings.Contains(out, "msg=request method="+m+" ") {
+			t.Errorf("the output logs the front's own %s requests:\n%s", m, out)
+			break
+		}
 	}
 
 	// A last edit to a view only: swapped in the front, and the generated

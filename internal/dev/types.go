@@ -17,9 +17,13 @@ type typeResult struct {
 
 // typeState is the background type check of the views: one tsc at a time,
 // started after every good rebuild; a rebuild during a check makes it run
-// again when it ends, and only the newest result is shown.
+// again when it ends, and only the newest result is shown. While a Go build
+// runs (it regenerates ui/mcpgen.d.ts, the declarations the views are
+// checked against) no check starts and none is shown: the check is
+// deferred to the build's end.
 type typeState struct {
 	busy, again bool
+	deferred    bool // a check is due once the running Go build ends
 	warned      bool
 	errors      int // errors of the last shown result
 	done        chan typeResult
@@ -32,10 +36,15 @@ func (r *runner) checkTypes(ctx context.Context) {
 		return
 	}
 	ts := &r.types
+	if r.building {
+		ts.deferred = true
+		return
+	}
 	if ts.busy {
 		ts.again = true
 		return
 	}
+	ts.deferred = false
 	c, err := typecheck.Find(r.dir)
 	if err != nil && !ts.warned {
 		ts.warned = true
@@ -66,6 +75,12 @@ func (r *runner) typesChecked(ctx context.Context, res typeResult) {
 	if ts.again {
 		ts.again = false
 		r.checkTypes(ctx)
+		return
+	}
+	if r.building {
+		// A Go build started meanwhile: this result may be against the
+		// declarations it is rewriting. Its end checks again.
+		ts.deferred = true
 		return
 	}
 	if res.err != nil {

@@ -1,6 +1,7 @@
 package dev
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
 func TestClassify(t *testing.T) {
@@ -202,6 +204,77 @@ func TestWatcher(t *testing.T) {
 		t.Fatalf("unexpected batch %+v", b)
 	case <-time.After(300 * time.Millisecond):
 	}
+}
+
+// TestTypeCheckWaitsForDeclarations: views saved together with Go are not
+// type-checked until the Go build, which regenerates ui/mcpgen.d.ts, has
+// ended (against the old declarations tsc would report errors the build is
+// about to fix); a view saved alone is checked at once.
+func TestTypeCheckWaitsForDeclarations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bundles views and runs tsc")
+	}
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "plain")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(testenv.NodeModules(t, "react", "react-dom", "typescript"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"target":"ES2020",
+		"lib":["ES2020","DOM"],"module":"ESNext","moduleResolution":"Bundler","jsx":"react-jsx","strict":true,
+		"noEmit":true,"skipLibCheck":true},"include":["ui"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r.rebuildViews(ctx, batch{kind: changeView}, true)
+
+	// A view and Go saved together: the views are swapped in, the check
+	// waits for the build.
+	r.rebuildViews(ctx, batch{kind: changeView | changeGo, files: []string{"main.go", "ui/card.tsx"}}, false)
+	if r.types.busy {
+		t.Fatal("the views' type check started before the Go build that regenerates ui/mcpgen.d.ts")
+	}
+	// The build ends (here failing): the check runs now.
+	r.startBuild(ctx, batch{kind: changeGo}).cancel()
+	if r.checkTypes(ctx); r.types.busy {
+		t.Fatal("a type check started while a Go build runs")
+	}
+	r.finishBuild(ctx, &buildJob{cancel: func() {}, start: time.Now()},
+		diag.List{{Severity: diag.Error, Message: "undefined: x", Pos: diag.Pos{File: filepath.Join(dir, "main.go"), Line: 1, Col: 1}}})
+	if !r.types.busy {
+		t.Fatal("the deferred type check did not run when the build ended")
+	}
+	if res := <-r.types.done; res.err != nil {
+		t.Fatal(res.err)
+	}
+	r.types.busy = false
+
+	// A view alone: checked at once.
+	r.rebuildViews(ctx, batch{kind: changeView, files: []string{"ui/card.tsx"}}, false)
+	if !r.types.busy {
+		t.Fatal("a view saved alone was not type-checked")
+	}
+	<-r.types.done
 }
 
 // TestFingerprintProjectFile: an edit of mcpgen.json (what the generated

@@ -355,6 +355,11 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	b.do("goto", map[string]any{"url": base})
 	b.do("click", map[string]any{"name": "text_stats"})
 	b.do("fill", map[string]any{"label": "text", "value": "the cat saw the other cat and the dog"})
+	// The form shows the fields in the order they are declared in Go.
+	order := b.str("eval", map[string]any{"expr": `[...document.querySelectorAll("form .fname, .fname")].map((e) => e.textContent).filter((n, i, all) => all.indexOf(n) === i).join(" ")`})
+	if order != "text rank top filter" {
+		t.Errorf("the form lists text_stats's fields as %q, want the declaration order text rank top filter", order)
+	}
 	b.do("select", map[string]any{"label": "rank", "value": `"word"`})
 	b.do("fill", map[string]any{"label": "top", "value": "3"})
 	b.do("click", map[string]any{"name": "Call"})
@@ -428,11 +433,28 @@ func TestInspectorDrivesDevSession(t *testing.T) {
 	b.do("waitGone", map[string]any{"selector": ".overlay"})
 	b.do("waitFrameText", map[string]any{"text": "Most often seen words"})
 
+	// A type error in the view: the view bundles and serves as it is, and
+	// the overlay says so (not that the last good build serves).
+	edit(t, dir, "ui/stats.tsx", "<h2>Most often seen", "<h2>{((n: string) => n)(7)}Typed")
+	waitEvent(t, events, "views", true)
+	b.do("waitFrameText", map[string]any{"text": "7Typed words"})
+	b.do("waitText", map[string]any{"text": "Type errors in the views", "timeoutMs": 90000})
+	overlay = b.str("eval", map[string]any{"expr": "document.querySelector('.overlay').innerText"})
+	if !strings.Contains(overlay, "ui/stats.tsx:") || !strings.Contains(overlay, "still serve") || strings.Contains(overlay, "last good build") {
+		t.Errorf("the overlay of a view's type error:\n%s", overlay)
+	}
+	edit(t, dir, "ui/stats.tsx", "<h2>{((n: string) => n)(7)}Typed", "<h2>Most often seen")
+	waitEvent(t, events, "views", true)
+	b.do("waitGone", map[string]any{"selector": ".overlay", "timeoutMs": 90000})
+
 	// A compile error in Go: the same overlay, with the Go position.
 	edit(t, dir, "textstats.go", "func TextStats(", "func TextStats(brokenParam undefinedType, ")
 	waitEvent(t, events, "go", false)
 	b.do("waitText", map[string]any{"text": "Build failed"})
 	overlay = b.str("eval", map[string]any{"expr": "document.querySelector('.overlay').innerText"})
+	if !strings.Contains(overlay, "last good build keeps serving") {
+		t.Errorf("the overlay of a compile error does not say the last good build serves:\n%s", overlay)
+	}
 	if !strings.Contains(overlay, "textstats.go:") || !strings.Contains(overlay, "undefinedType") {
 		t.Errorf("the overlay does not show the compile error:\n%s", overlay)
 	}

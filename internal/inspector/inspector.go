@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/hosts"
 )
 
@@ -52,6 +53,11 @@ type Options struct {
 	// Log receives one line per refused request (why it was refused). Nil
 	// uses the standard logger.
 	Log *log.Logger
+	// Views, when set, returns the views as bundled, with their source
+	// maps (sourcemaps.go): a document the sandbox serves that is one of
+	// them is linked to its map, and SourcePlace and Rewrite map places
+	// in it back to the view's source.
+	Views func() []ir.View
 }
 
 // Server is the inspector: an http.Handler for the app's origin, and the
@@ -62,6 +68,7 @@ type Server struct {
 	csp     string
 	sandbox *sandbox
 	status  *statusFeed
+	maps    *maps
 }
 
 // New starts the view sandbox and returns the app's handler. Close stops
@@ -76,8 +83,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Name == "" {
 		opts.Name = "mcpgen"
 	}
-	s := &Server{opts: opts, status: newStatusFeed()}
-	sb, err := newSandbox(opts.SandboxAddr, s.allowed)
+	s := &Server{opts: opts, status: newStatusFeed(), maps: &maps{views: opts.Views}}
+	sb, err := newSandbox(opts.SandboxAddr, s.allowed, s.maps)
 	if err != nil {
 		return nil, err
 	}

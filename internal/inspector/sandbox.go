@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpgen/mcpgen/generator/ir"
 )
 
 // ViewCSP is a view resource's declared _meta.ui.csp (MCP Apps, SEP-1865).
@@ -74,6 +76,7 @@ type sandbox struct {
 	ln      net.Listener
 	srv     *http.Server
 	allowed func(host string) bool
+	maps    *maps // the views' source maps (sourcemaps.go)
 
 	mu    sync.Mutex
 	views map[string]storedView
@@ -88,14 +91,15 @@ type storedView struct {
 // maxViews bounds the documents kept: the newest renderings only.
 const maxViews = 64
 
-func newSandbox(addr string, allowed func(string) bool) (*sandbox, error) {
+func newSandbox(addr string, allowed func(string) bool, m *maps) (*sandbox, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &sandbox{ln: ln, allowed: allowed, views: map[string]storedView{}}
+	s := &sandbox{ln: ln, allowed: allowed, maps: m, views: map[string]storedView{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /view/{id}", s.serve)
+	mux.HandleFunc("GET /map/{id}", s.serveMap)
 	s.srv = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -140,7 +144,26 @@ func (s *sandbox) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	_, hasMap := s.maps.view(v.html)
 	w.Header().Set("Content-Security-Policy", v.policy)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write([]byte(v.html))
+	w.Write([]byte(withMapLink(v.html, r.PathValue("id"), hasMap)))
+}
+
+// serveMap serves the source map of the view document stored as id, for
+// the browser's developer tools.
+func (s *sandbox) serveMap(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	v, ok := s.views[r.PathValue("id")]
+	s.mu.Unlock()
+	var view ir.View
+	if ok {
+		view, ok = s.maps.view(v.html)
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(view.SourceMap))
 }

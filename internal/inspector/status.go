@@ -34,6 +34,11 @@ type Diagnostic struct {
 	Hint     string `json:"hint,omitempty"`
 	// Text is the whole diagnostic as mcpgen prints it.
 	Text string `json:"text"`
+	// Stage is the check that found it: "go" (generation and the Go
+	// build) or "views" (bundling), which keep the last good build
+	// serving, or "types" (the views' type check), which does not stop a
+	// view from serving. Empty: a build.
+	Stage string `json:"stage,omitempty"`
 }
 
 // Diagnostics converts mcpgen diagnostics, paths made relative to root.

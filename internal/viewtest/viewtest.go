@@ -21,10 +21,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/internal/browser"
 	"github.com/mcpgen/mcpgen/internal/fixture"
 	"github.com/mcpgen/mcpgen/internal/imagediff"
@@ -171,8 +173,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	defer stop()
+	// The views as bundled, with their source maps: a view's error is
+	// reported at its place in ui/.
+	views := brep.Project.Views
 	insp, err := inspector.New(inspector.Options{MCPURL: endpoint, ProjectDir: dir, Name: filepath.Base(dir),
-		Log: log.New(io.Discard, "", 0)})
+		Log: log.New(io.Discard, "", 0), Views: func() []ir.View { return views }})
 	if err != nil {
 		return rep, fmt.Errorf("starting the inspector: %w", err)
 	}
@@ -199,7 +204,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 					return rep, err
 				}
 				c := Case{Fixture: fx, Host: host, Theme: theme}
-				runCase(ctx, b, base, dir, &opts, &c)
+				runCase(ctx, b, insp, base, dir, &opts, &c)
 				rep.Cases = append(rep.Cases, c)
 				printCase(opts.Stdout, dir, &c)
 			}
@@ -208,13 +213,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// ownFrameRE finds a place in the project's views (ui/NAME.tsx:LINE:COL)
+// in a stack trace whose places were mapped to their sources.
+var ownFrameRE = regexp.MustCompile(`\b(ui/[^\s():]+):(\d+):(\d+)`)
+
 // DeepLink is the inspector address that shows fixture fx in host and theme.
 func DeepLink(base string, fx *fixture.Fixture, host, theme string) string {
 	q := url.Values{"tool": {fx.Tool}, "fixture": {fx.Name}, "host": {host}, "theme": {theme}}
 	return base + "/?" + q.Encode()
 }
 
-func runCase(ctx context.Context, b *browser.Browser, base, dir string, opts *Options, c *Case) {
+func runCase(ctx context.Context, b *browser.Browser, insp *inspector.Server, base, dir string, opts *Options, c *Case) {
 	v, err := b.Open(ctx, DeepLink(base, &c.Fixture, c.Host, c.Theme), opts.Timeout)
 	if err != nil {
 		c.Failures = append(c.Failures, err.Error())
@@ -237,6 +246,18 @@ func runCase(ctx context.Context, b *browser.Browser, base, dir string, opts *Op
 		}
 	}
 	for _, p := range v.Problems() {
+		// At the place in the view's source, not in the bundle.
+		if pos, ok := insp.SourcePlace(p.URL, int(p.Line), int(p.Column)); ok {
+			p.URL, p.Line, p.Column = pos.File, int64(pos.Line), int64(pos.Col)
+		}
+		p.Text = insp.Rewrite(p.Text)
+		// An error React logs is reported where React logs it: the first
+		// frame of its stack in the project's own views says more.
+		if m := ownFrameRE.FindStringSubmatch(p.Text); m != nil && !strings.HasPrefix(p.URL, "ui/") {
+			line, _ := strconv.ParseInt(m[2], 10, 64)
+			col, _ := strconv.ParseInt(m[3], 10, 64)
+			p.URL, p.Line, p.Column = m[1], line, col
+		}
 		c.Failures = append(c.Failures, p.String())
 	}
 }

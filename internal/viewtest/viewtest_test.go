@@ -201,7 +201,11 @@ func TestFixtures(t *testing.T) {
 		"greet/throws claude light": "the greeting view broke",
 		"greet/fetch claude light":  "csp: ",
 		"greet/logs claude light":   "console: the greeting view logged an error",
+		// At their place in the view's source, through its source map.
+		"greet/throws claude light ": "(at ui/greeting.tsx:6:",
+		"greet/logs claude light ":   "(at ui/greeting.tsx:8:",
 	} {
+		name = strings.TrimSpace(name)
 		c := got[name]
 		if c == nil || !strings.Contains(strings.Join(c.Failures, "\n"), want) {
 			t.Errorf("%s: failures %v, want one with %q\n%s", name, c.Failures, want, out)

@@ -5,7 +5,7 @@
 
 import React from "react";
 import type { Client } from "@modelcontextprotocol/client";
-import { connect, listAll, viewURI, type Lists } from "./mcp";
+import { authProblem, connect, getToken, listAll, setToken, viewURI, type AuthProblem, type Lists } from "./mcp";
 import { Fields, initial, validate } from "./form";
 import { presets, type DisplayMode, type Emulation, type HostName, type Theme, type Width } from "./presets";
 import { ViewHost, type AppStatus } from "./viewhost";
@@ -28,6 +28,9 @@ interface Diag {
   message: string;
   hint?: string;
   text: string;
+  // stage is the check that found it: "go" or "views" (the last good
+  // build keeps serving), "types" (the view serves despite it).
+  stage?: string;
 }
 
 interface BuildStatus {
@@ -76,6 +79,9 @@ export function App() {
   const [client, setClient] = React.useState<Client | null>(null);
   const [connError, setConnError] = React.useState("");
   const [notice, setNotice] = React.useState("");
+  // auth is why the server refused the inspector (a server run with
+  // --auth-issuer): the sign-in panel asks for a bearer token.
+  const [auth, setAuth] = React.useState<{ problem: AuthProblem; detail: string }>({ problem: "", detail: "" });
   // A question the server asked (elicitation/create), until answered.
   const [question, setQuestion] = React.useState<{ params: any; answer: (r: any) => void } | null>(null);
   // A sampling/createMessage the user answers in the model's place.
@@ -207,7 +213,11 @@ export function App() {
         setLists(l);
         await loadFixtures();
       })
-      .catch((e) => setConnError(String(e?.message ?? e)));
+      .catch((e) => {
+        const msg = String(e?.message ?? e);
+        setAuth({ problem: authProblem(e), detail: msg });
+        setConnError(msg);
+      });
     return () => window.clearTimeout(relistTimer);
   }, [loadFixtures]);
 
@@ -324,6 +334,8 @@ export function App() {
       } catch (e) {
         const msg = String((e as Error)?.message ?? e);
         if (/session not found/i.test(msg)) setConnError("the server no longer knows this session (did mcpgen dev restart?)");
+        const problem = authProblem(e);
+        if (problem) setAuth({ problem, detail: msg });
         setOutcome({ error: msg, ms: Math.round(performance.now() - t0) });
         if (uri) status("error", msg);
       } finally {
@@ -478,11 +490,21 @@ export function App() {
             {connError ? "not connected" : client ? "connected" : "connecting…"}
           </span>
           {connError && <button onClick={() => location.reload()}>Reconnect</button>}
+          {getToken() && (
+            <button
+              onClick={() => {
+                setToken("");
+                location.reload();
+              }}
+            >
+              Sign out
+            </button>
+          )}
         </div>
       </header>
 
       <nav className="side" aria-label="Server">
-        {connError && <p className="err">{connError}</p>}
+        {auth.problem ? <SignIn problem={auth.problem} detail={auth.detail} /> : connError && <p className="err">{connError}</p>}
         <h2>Tools</h2>
         <ul>
           {lists.tools.map((t) => (
@@ -654,8 +676,7 @@ export function App() {
       {errorsShown && (
         <div className="overlay" role="alertdialog" aria-label="Build errors">
           <div className="overlay-box">
-            <h2>Build failed</h2>
-            <p className="muted">The last good build keeps serving. Fix these and save:</p>
+            <OverlayHead diagnostics={build!.diagnostics} />
             <ul>
               {build!.diagnostics.map((d, i) => (
                 <li key={i} className={d.severity}>
@@ -917,5 +938,75 @@ function ProtocolPanel() {
         ))}
       </ol>
     </aside>
+  );
+}
+
+// SignIn asks for the bearer token a server run with --auth-issuer wants,
+// saying what the server refused and what to do about it. The token is kept
+// in this tab's sessionStorage and sent with every request.
+function SignIn({ problem, detail }: { problem: AuthProblem; detail: string }) {
+  const [token, setValue] = React.useState("");
+  const had = getToken() !== "";
+  let why: string;
+  if (problem === "forbidden") {
+    why =
+      "The server refused this request (403, insufficient scope): the token lacks a scope the tool, resource or prompt declares. " +
+      "Get a token that grants it from your authorization server and paste it here.";
+  } else if (had) {
+    why =
+      "The server refused the token (401): it expired, or its issuer or audience is not the ones the server checks " +
+      "(--auth-issuer, --public-url). Get a new one from your authorization server and paste it here.";
+  } else {
+    why =
+      "The server requires a bearer token (it runs with --auth-issuer). Get an access token for it from your authorization " +
+      "server (see docs/auth.md) and paste it here.";
+  }
+  return (
+    <form
+      className="signin"
+      aria-label="Sign in"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setToken(token.trim());
+        location.reload();
+      }}
+    >
+      <h2>Sign in</h2>
+      <p className="err">{why}</p>
+      <p className="muted">
+        The token stays in this tab (sessionStorage) and goes with every request as <code>Authorization: Bearer</code>. ({detail})
+      </p>
+      <textarea aria-label="bearer token" rows={3} value={token} onChange={(e) => setValue(e.target.value)} placeholder="eyJhbGciOi…" />
+      <button type="submit" disabled={token.trim() === ""}>
+        Sign in
+      </button>
+    </form>
+  );
+}
+
+// OverlayHead says what the errors of the overlay mean for what serves: a
+// failed build leaves the last good build serving; a type error in a view
+// stops nothing (the view is bundled and serves as it is).
+function OverlayHead({ diagnostics }: { diagnostics: Diag[] }) {
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  const typeOnly = errors.every((d) => d.stage === "types");
+  const someTypes = errors.some((d) => d.stage === "types");
+  if (typeOnly) {
+    return (
+      <>
+        <h2>Type errors in the views</h2>
+        <p className="muted">
+          The views still serve as they are: a type error does not stop a view from bundling (mcpgen build does refuse it). Fix these and save:
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h2>Build failed</h2>
+      <p className="muted">
+        The last good build keeps serving{someTypes ? "; the views with type errors serve as they are" : ""}. Fix these and save:
+      </p>
+    </>
   );
 }

@@ -38,7 +38,11 @@ export async function connect(
   client.setRequestHandler("sampling/createMessage", async (req: any) => (await sample(req.params)) as any);
   // Notifications are observed on the transport, not through the client's
   // handlers: AppBridge takes those over to forward them to the view.
-  const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href)), "server", (m) => {
+  // A bearer token the user pasted (a server run with --auth-issuer) goes
+  // with every request; without one the server's 401 becomes an
+  // UnauthorizedError, which the app turns into its sign-in panel.
+  const authProvider = { token: async () => getToken() || undefined };
+  const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href), { authProvider }), "server", (m) => {
     switch (m?.method) {
       case "notifications/tools/list_changed":
         return onListChanged("tools");
@@ -81,4 +85,36 @@ export async function listAll(client: Client): Promise<Lists> {
 export function viewURI(tool: any): string | undefined {
   const meta = tool?._meta ?? {};
   return meta.ui?.resourceUri ?? meta["ui/resourceUri"] ?? meta["openai/outputTemplate"];
+}
+
+// tokenKey is where the bearer token the user pasted is kept: this tab's
+// sessionStorage, so it is sent by no other tab and gone when the tab closes.
+const tokenKey = "mcpgen.inspector.token";
+
+export function getToken(): string {
+  try {
+    return sessionStorage.getItem(tokenKey) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+// setToken keeps token for this tab; an empty one signs out.
+export function setToken(token: string) {
+  if (token) sessionStorage.setItem(tokenKey, token);
+  else sessionStorage.removeItem(tokenKey);
+}
+
+// AuthProblem is why the server refused a request: no or a bad token (401),
+// or a token without a scope the request needs (403).
+export type AuthProblem = "" | "unauthorized" | "forbidden";
+
+// authProblem tells an authorization refusal from other errors.
+export function authProblem(e: unknown): AuthProblem {
+  const err = e as any;
+  const status = err?.status ?? err?.code ?? err?.data?.status;
+  const msg = String(err?.message ?? e);
+  if (err?.name === "UnauthorizedError" || status === 401 || /\b401\b|unauthorized/i.test(msg)) return "unauthorized";
+  if (status === 403 || /\b403\b|forbidden|insufficient[_ ]scope/i.test(msg)) return "forbidden";
+  return "";
 }
