@@ -267,7 +267,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	redirect, _ := url.Parse(req.RedirectURI)
 	s.page(w, http.StatusOK, consentPage, map[string]any{
 		"Connector": s.cfg.Name, "Client": name, "ClientID": c.ID, "RedirectHost": redirect.Host, "Redirect": req.RedirectURI,
-		"Scopes": scopes, "Upstream": s.cfg.Upstream.Name, "Pending": id, "CSRF": s.csrf(ctx, id),
+		"Scopes": scopes, "Upstream": s.cfg.Upstream.Name, "Pending": id, "CSRF": s.csrf(ctx, id), "Action": s.prefix + AuthorizePath,
 	})
 }
 
@@ -434,7 +434,7 @@ var (
 <p><strong>{{.Client}}</strong> (client {{.ClientID}}) asks to act as you. After you sign in with {{.Upstream}}, you will be sent back to <strong>{{.RedirectHost}}</strong> ({{.Redirect}}).</p>
 {{if .Scopes}}<p>It asks for: {{range .Scopes}}<code>{{.}}</code> {{end}}</p>{{end}}
 <p>Only allow applications you trust and started signing in from yourself.</p>
-<form method="post">
+<form method="post" action="{{.Action}}">
 <input type="hidden" name="pending" value="{{.Pending}}">
 <input type="hidden" name="csrf" value="{{.CSRF}}">
 <button type="submit" name="action" value="allow">Allow</button>

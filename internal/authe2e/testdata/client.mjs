@@ -59,7 +59,13 @@ async function authorize(authURL) {
     if (res.status !== 200) throw new Error(`authorization: ${res.status} at ${next}: ${html.slice(0, 300)}`);
     const action = new URL(html.match(/action="([^"]+)"/)[1], next);
     let body;
-    if (html.includes('name="prompt" value="login"')) {
+    if (html.includes('name="pending"')) {
+      // The consent page of a connector that is its own authorization
+      // server (--auth-upstream): allow, with the form's hidden fields.
+      prompts.push('connector-consent');
+      const field = (n) => html.match(new RegExp(`name="${n}" value="([^"]*)"`))[1];
+      body = new URLSearchParams({ pending: field('pending'), csrf: field('csrf'), action: 'allow' });
+    } else if (html.includes('name="prompt" value="login"')) {
       prompts.push('login');
       body = new URLSearchParams({ prompt: 'login', login: user, password: 'any' });
     } else if (html.includes('name="prompt" value="consent"')) {
