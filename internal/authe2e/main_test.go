@@ -320,14 +320,14 @@ func serveJournal(t *testing.T, extra ...string) (string, *proc) {
 }
 
 // runClient runs the TypeScript SDK client flow against mcpURL.
-func runClient(t *testing.T, mcpURL string) map[string]any {
+func runClient(t *testing.T, mcpURL string, env ...string) map[string]any {
 	t.Helper()
 	node := testenv.Node(t)
 	dir := scriptDir(t, testenv.NodeModules(t, "@modelcontextprotocol/sdk"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"))
-	cmd.Env = append(os.Environ(), "MCP_URL="+mcpURL, "LOGIN=alice")
+	cmd.Env = append(append(os.Environ(), "MCP_URL="+mcpURL, "LOGIN=alice"), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -90,10 +90,10 @@ func TestUpstreamFlow(t *testing.T) {
 		t.Fatalf("the upstream's metadata: %v; want no registration endpoint", md)
 	}
 	bin := journalBinary(t)
-	p := startEnv(t, base, "serving MCP", []string{"MCPGEN_AUTH_CLIENT_SECRET=connector-secret"},
+	p := startEnv(t, base, "serving MCP", []string{"MCPGEN_AUTH_CLIENT_SECRET=connector-secret", "UPSTREAM_USERINFO=" + md["userinfo_endpoint"].(string)},
 		bin, "--addr", addr, "--public-url", base, "--auth-upstream", up, "--auth-client-id", "mcpgen-connector",
 		"--auth-upstream-scopes", "openid")
-	res := runClient(t, base+"/mcp")
+	res := runClient(t, base+"/mcp", "UPSTREAM_USER=1")
 	if res["whoami"] != "alice" {
 		t.Errorf("whoami = %v, want alice (the upstream subject)", res["whoami"])
 	}
@@ -103,6 +103,11 @@ func TestUpstreamFlow(t *testing.T) {
 	}
 	if !strings.HasPrefix(w, `alice wrote "hello"`) || !strings.Contains(w, "notes:write") {
 		t.Errorf("write_entry = %q; want alice writing with notes:write", w)
+	}
+	// A handler calls the upstream as the user with the token the
+	// connector keeps (Identity.UpstreamToken).
+	if res["upstreamUser"] != "upstream says alice" {
+		t.Errorf("upstream_user = %v; want the upstream's userinfo for alice", res["upstreamUser"])
 	}
 	var reqs []string
 	for _, r := range res["requests"].([]any) {

@@ -31,17 +31,20 @@ import (
 // at once and returns the browser, /login/oauth/access_token checks the
 // client, the code and its PKCE verifier, /user answers for the token.
 type gitHub struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	codes    map[string]string // code -> code_challenge
-	tokens   map[string]bool
-	refuse   atomic.Bool // the user declines at the upstream
-	badToken atomic.Bool // the token endpoint refuses every code
-	issued   atomic.Int64
+	srv       *httptest.Server
+	mu        sync.Mutex
+	codes     map[string]string // code -> code_challenge
+	tokens    map[string]bool
+	refuse    atomic.Bool // the user declines at the upstream
+	badToken  atomic.Bool // the token endpoint refuses every code
+	expiring  atomic.Bool // tokens expire within seconds and come with a refresh token
+	refreshed atomic.Int64
+	refreshes map[string]bool
+	issued    atomic.Int64
 }
 
 func newGitHub(t *testing.T) *gitHub {
-	g := &gitHub{codes: map[string]string{}, tokens: map[string]bool{}}
+	g := &gitHub{codes: map[string]string{}, tokens: map[string]bool{}, refreshes: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /login/oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -69,6 +72,21 @@ func newGitHub(t *testing.T) *gitHub {
 		if !ok {
 			id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 		}
+		if r.PostForm.Get("grant_type") == "refresh_token" {
+			g.mu.Lock()
+			known := g.refreshes[r.PostForm.Get("refresh_token")]
+			delete(g.refreshes, r.PostForm.Get("refresh_token"))
+			g.mu.Unlock()
+			if !known || id != "gh-client" || secret != "gh-secret" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":"bad_refresh_token"}`)
+				return
+			}
+			g.refreshed.Add(1)
+			g.grant(w)
+			return
+		}
 		g.mu.Lock()
 		challenge, known := g.codes[r.PostForm.Get("code")]
 		delete(g.codes, r.PostForm.Get("code"))
@@ -80,11 +98,7 @@ func newGitHub(t *testing.T) *gitHub {
 			json.NewEncoder(w).Encode(map[string]string{"error": "bad_verification_code"})
 			return
 		}
-		tok := fmt.Sprintf("gho_%d", g.issued.Add(1))
-		g.mu.Lock()
-		g.tokens[tok] = true
-		g.mu.Unlock()
-		json.NewEncoder(w).Encode(map[string]string{"access_token": tok, "token_type": "bearer", "scope": "read:user"})
+		g.grant(w)
 	})
 	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
@@ -100,6 +114,22 @@ func newGitHub(t *testing.T) *gitHub {
 	g.srv = httptest.NewServer(mux)
 	t.Cleanup(g.srv.Close)
 	return g
+}
+
+// grant answers a token request with a new token.
+func (g *gitHub) grant(w http.ResponseWriter) {
+	tok := fmt.Sprintf("gho_%d", g.issued.Add(1))
+	out := map[string]any{"access_token": tok, "token_type": "bearer", "scope": "read:user"}
+	g.mu.Lock()
+	g.tokens[tok] = true
+	if g.expiring.Load() {
+		rt := fmt.Sprintf("ghr_%d", g.issued.Add(1))
+		g.refreshes[rt] = true
+		out["refresh_token"], out["expires_in"] = rt, 5
+	}
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out)
 }
 
 func (g *gitHub) upstream() authserver.Upstream {
@@ -657,4 +687,33 @@ func TestParseUpstream(t *testing.T) {
 			t.Errorf("ParseUpstream(%q) is not an error", bad)
 		}
 	}
+}
+
+// TestUpstreamTokenRefresh: an expired upstream token is refreshed with
+// the upstream's refresh token, and the new one is kept; once the upstream
+// refuses, the user must sign in again.
+func TestUpstreamTokenRefresh(t *testing.T) {
+	r := newRig(t, nil)
+	r.gh.expiring.Store(true)
+	_, out := r.flow()
+	g, err := r.verify(out["access_token"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, err := r.as.UpstreamToken(ctx, g.ID)
+	if err != nil || r.gh.refreshed.Load() != 1 {
+		t.Fatalf("UpstreamToken = %q, %v after %d refreshes; want one refresh", first, err, r.gh.refreshed.Load())
+	}
+	second, err := r.as.UpstreamToken(ctx, g.ID)
+	if err != nil || second == first || r.gh.refreshed.Load() != 2 {
+		t.Fatalf("UpstreamToken again = %q, %v; want a second refresh with the stored refresh token", second, err)
+	}
+	r.gh.mu.Lock()
+	clear(r.gh.refreshes)
+	r.gh.mu.Unlock()
+	if _, err := r.as.UpstreamToken(ctx, g.ID); !errors.Is(err, authserver.ErrNoUpstreamToken) {
+		t.Errorf("UpstreamToken with a refresh token the upstream refuses: %v; want ErrNoUpstreamToken", err)
+	}
+	r.wantLog("cannot refresh the upstream token")
 }

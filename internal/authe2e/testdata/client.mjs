@@ -146,6 +146,7 @@ try {
   out.accessToken = provider.tokenSet?.access_token ?? null;
   out.sessionAfter = transport.sessionId ?? null;
   out.whoamiAfter = text(await client.callTool({ name: 'whoami', arguments: {} }));
+  if (process.env.UPSTREAM_USER) out.upstreamUser = text(await client.callTool({ name: 'upstream_user', arguments: {} }));
   out.authorizations = provider.authorizations;
   out.clientId = provider.client?.client_id ?? null;
   await client.close();
