@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/store"
@@ -82,6 +83,9 @@ type Server struct {
 	secrets  store.Secrets
 	log      *slog.Logger
 	now      func() time.Time
+
+	keysMu sync.Mutex
+	keys   map[string][]byte // store secrets read so far: they never change
 }
 
 // Paths of the server's endpoints, under the public URL's path.
@@ -163,10 +167,32 @@ func (s *Server) Mount(mux *http.ServeMux) {
 		"callback", s.CallbackURL())
 }
 
+// key returns the store secret name, read from the store once: secrets
+// never change, so every request after the first costs no round trip.
+func (s *Server) key(ctx context.Context, name string, size int) ([]byte, error) {
+	s.keysMu.Lock()
+	k, ok := s.keys[name]
+	s.keysMu.Unlock()
+	if ok {
+		return k, nil
+	}
+	k, err := s.secrets.Key(ctx, name, size)
+	if err != nil {
+		return nil, fmt.Errorf("the store's secret %s: %w", name, err)
+	}
+	s.keysMu.Lock()
+	if s.keys == nil {
+		s.keys = map[string][]byte{}
+	}
+	s.keys[name] = k
+	s.keysMu.Unlock()
+	return k, nil
+}
+
 // signingKey is the Ed25519 key of the access tokens, from the store's
 // secrets so that every replica signs with it.
 func (s *Server) signingKey(ctx context.Context) (ed25519.PrivateKey, error) {
-	seed, err := s.secrets.Key(ctx, signingKeyName, ed25519.SeedSize)
+	seed, err := s.key(ctx, signingKeyName, ed25519.SeedSize)
 	if err != nil {
 		return nil, err
 	}

@@ -156,24 +156,40 @@ type rig struct {
 }
 
 func newRig(t *testing.T, up func(*gitHub) authserver.Upstream) *rig {
+	return newReplicas(t, up, 1)
+}
+
+// newReplicas is newRig with n servers sharing one store behind one
+// public URL, each request going to the next one in turn, as a load
+// balancer would send the legs of one sign-in to different replicas.
+func newReplicas(t *testing.T, up func(*gitHub) authserver.Upstream, n int) *rig {
 	t.Parallel()
 	gh := newGitHub(t)
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	var muxes []*http.ServeMux
+	var turn atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(turn.Add(1)) % len(muxes)
+		w.Header().Set("X-Replica", fmt.Sprint(i))
+		muxes[i].ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	l := &logs{}
 	st := store.NewMemory(store.MemoryOptions{})
 	if up == nil {
 		up = (*gitHub).upstream
 	}
-	as, err := authserver.New(authserver.Config{PublicURL: srv.URL, Upstream: up(gh), ClientID: "gh-client", ClientSecret: "gh-secret",
-		Scopes: []string{"notes:read"}, Store: st, Name: "Notes", Logger: slog.New(slog.NewTextHandler(l, nil))})
-	if err != nil {
-		t.Fatal(err)
+	var as *authserver.Server
+	for range n {
+		a, err := authserver.New(authserver.Config{PublicURL: srv.URL, Upstream: up(gh), ClientID: "gh-client", ClientSecret: "gh-secret",
+			Scopes: []string{"notes:read"}, Store: st, Name: "Notes", Logger: slog.New(slog.NewTextHandler(l, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		a.Mount(mux)
+		muxes = append(muxes, mux)
+		as = a
 	}
-	mux := http.NewServeMux()
-	as.Mount(mux)
-	h = mux
 	return &rig{t: t, as: as, url: srv.URL, gh: gh, logs: l, st: st}
 }
 
@@ -716,4 +732,19 @@ func TestUpstreamTokenRefresh(t *testing.T) {
 		t.Errorf("UpstreamToken with a refresh token the upstream refuses: %v; want ErrNoUpstreamToken", err)
 	}
 	r.wantLog("cannot refresh the upstream token")
+}
+
+// TestReplicas: three servers sharing one store, every request of the
+// flow on another one than the last (registration, authorize, consent,
+// callback, token, refresh), with tokens verified by each.
+func TestReplicas(t *testing.T) {
+	r := newReplicas(t, nil, 3)
+	client, out := r.flow()
+	status, out2 := r.refresh(client, out["refresh_token"].(string))
+	if status != http.StatusOK {
+		t.Fatalf("refresh on another replica: %d %v", status, out2)
+	}
+	if g, err := r.verify(out2["access_token"]); err != nil || g.Subject != "583231" {
+		t.Fatalf("Verify on another replica: %+v, %v", g, err)
+	}
 }

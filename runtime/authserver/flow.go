@@ -275,7 +275,7 @@ func consentCookie(pendingID string) string { return "mcpgen_consent_" + pending
 
 // csrf is the form token of a pending authorization.
 func (s *Server) csrf(ctx context.Context, pendingID string) string {
-	key, err := s.secrets.Key(ctx, csrfKeyName, 32)
+	key, err := s.key(ctx, csrfKeyName, 32)
 	if err != nil {
 		return ""
 	}

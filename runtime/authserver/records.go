@@ -124,7 +124,7 @@ func notFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 // aead is AES-256-GCM under the store's encryption secret.
 func (s *Server) aead(ctx context.Context) (cipher.AEAD, error) {
-	key, err := s.secrets.Key(ctx, encryptionKeyNam, 32)
+	key, err := s.key(ctx, encryptionKeyNam, 32)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func (s *Server) Verify(ctx context.Context, raw string) (*Grant, error) {
 	if err := tok.Claims(key.Public(), &c, &all); err != nil {
 		return nil, &oauth.TokenError{Check: oauth.CheckSignature, Reason: "signature does not verify with this connector's key"}
 	}
-	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: s.issuer, AnyAudience: jwt.Audience{s.resource}, Time: s.now()}, 0); err != nil {
+	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: s.issuer, AnyAudience: jwt.Audience{s.resource}, Time: s.now()}, oauth.DefaultSkew); err != nil {
 		return nil, &oauth.TokenError{Check: oauth.CheckExpiry, Reason: err.Error()}
 	}
 	var g grant
