@@ -24,6 +24,7 @@ package authserver
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,6 +67,12 @@ type Config struct {
 	// HTTPClient calls the upstream (a client with a 10 s timeout when
 	// nil).
 	HTTPClient *http.Client
+	// LoopbackDocuments lets client ID metadata documents be fetched from
+	// loopback addresses (local development and tests; other non-public
+	// addresses are always refused), and DocumentRoots sets the
+	// certificate authorities trusted for them (the system's when nil).
+	LoopbackDocuments bool
+	DocumentRoots     *x509.CertPool
 	// AccessTTL and RefreshTTL override the defaults.
 	AccessTTL, RefreshTTL time.Duration
 	// Now is the clock (time.Now when nil).
@@ -79,6 +86,7 @@ type Server struct {
 	resource string
 	prefix   string // PublicURL's path
 	up       *upstream
+	docs     *http.Client // fetches client ID metadata documents
 	records  store.Records
 	secrets  store.Secrets
 	log      *slog.Logger
@@ -130,7 +138,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, issuer: pu.String(), resource: pu.String() + "/mcp", prefix: pu.Path,
-		records: cfg.Store.Records(), secrets: cfg.Store.Secrets(), log: cfg.Logger, now: cfg.Now}
+		records: cfg.Store.Records(), secrets: cfg.Store.Secrets(), log: cfg.Logger, now: cfg.Now,
+		docs: documentClient(cfg.LoopbackDocuments, cfg.DocumentRoots)}
 	s.up, err = newUpstream(cfg.Upstream, cfg.ClientID, cfg.ClientSecret, s.issuer+CallbackPath, cfg.HTTPClient)
 	if err != nil {
 		return nil, err
@@ -187,6 +196,31 @@ func (s *Server) key(ctx context.Context, name string, size int) ([]byte, error)
 	s.keys[name] = k
 	s.keysMu.Unlock()
 	return k, nil
+}
+
+// errUnknownClient is wrapped by lookupClient's error for a client that is
+// neither registered nor described by a valid metadata document.
+var errUnknownClient = errors.New("unknown client")
+
+// lookupClient finds a client: a dynamic registration, or the client ID
+// metadata document its https client_id names. Other errors mean the
+// store failed.
+func (s *Server) lookupClient(ctx context.Context, id string) (*client, error) {
+	if isDocumentClientID(id) {
+		c, err := s.documentClientRecord(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUnknownClient, err)
+		}
+		return c, nil
+	}
+	var c client
+	if err := s.get(ctx, clientKey(id), &c, false); err != nil {
+		if notFound(err) {
+			return nil, fmt.Errorf("%w %s: register it first", errUnknownClient, id)
+		}
+		return nil, err
+	}
+	return &c, nil
 }
 
 // signingKey is the Ed25519 key of the access tokens, from the store's

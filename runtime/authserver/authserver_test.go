@@ -162,7 +162,7 @@ func newRig(t *testing.T, up func(*gitHub) authserver.Upstream) *rig {
 // newReplicas is newRig with n servers sharing one store behind one
 // public URL, each request going to the next one in turn, as a load
 // balancer would send the legs of one sign-in to different replicas.
-func newReplicas(t *testing.T, up func(*gitHub) authserver.Upstream, n int) *rig {
+func newReplicas(t *testing.T, up func(*gitHub) authserver.Upstream, n int, opts ...func(*authserver.Config)) *rig {
 	t.Parallel()
 	gh := newGitHub(t)
 	var muxes []*http.ServeMux
@@ -180,8 +180,12 @@ func newReplicas(t *testing.T, up func(*gitHub) authserver.Upstream, n int) *rig
 	}
 	var as *authserver.Server
 	for range n {
-		a, err := authserver.New(authserver.Config{PublicURL: srv.URL, Upstream: up(gh), ClientID: "gh-client", ClientSecret: "gh-secret",
-			Scopes: []string{"notes:read"}, Store: st, Name: "Notes", Logger: slog.New(slog.NewTextHandler(l, nil))})
+		cfg := authserver.Config{PublicURL: srv.URL, Upstream: up(gh), ClientID: "gh-client", ClientSecret: "gh-secret",
+			Scopes: []string{"notes:read"}, Store: st, Name: "Notes", Logger: slog.New(slog.NewTextHandler(l, nil))}
+		for _, o := range opts {
+			o(&cfg)
+		}
+		a, err := authserver.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +270,8 @@ func (r *rig) signIn(client, challenge string) *url.URL {
 	r.t.Helper()
 	b := browser()
 	form, page := r.consentForm(b, r.authorizeURL(client, redirectURI, challenge))
-	if !strings.Contains(page, "Test Client") || !strings.Contains(page, "127.0.0.1:33418") {
+	if !strings.Contains(page, "<strong>"+map[bool]string{true: "Doc Client", false: "Test Client"}[strings.HasPrefix(client, "https://")]+"</strong>") ||
+		!strings.Contains(page, client) || !strings.Contains(page, "127.0.0.1:33418") {
 		r.t.Fatalf("the consent page does not name the client and where it returns:\n%s", page)
 	}
 	form.Set("action", "allow")

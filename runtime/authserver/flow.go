@@ -48,6 +48,7 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 		"revocation_endpoint_auth_methods_supported":     []string{"none", "client_secret_post", "client_secret_basic"},
 		"scopes_supported":                               s.cfg.Scopes,
 		"authorization_response_iss_parameter_supported": true,
+		"client_id_metadata_document_supported":          true,
 	})
 }
 
@@ -204,10 +205,10 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusBadRequest, "client_id is missing")
 		return
 	}
-	var c client
-	if err := s.get(ctx, clientKey(req.ClientID), &c, false); err != nil {
-		if notFound(err) {
-			s.errorPage(w, http.StatusBadRequest, "unknown client "+req.ClientID+": register it first")
+	c, err := s.lookupClient(ctx, req.ClientID)
+	if err != nil {
+		if errors.Is(err, errUnknownClient) {
+			s.errorPage(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		s.log.Error("auth: cannot read a client", "err", err)

@@ -205,10 +205,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*client, 
 		s.tokenError(w, "invalid_client", "client_id is missing", nil)
 		return nil, false
 	}
-	var c client
-	if err := s.get(r.Context(), clientKey(id), &c, false); err != nil {
-		if notFound(err) {
-			s.tokenError(w, "invalid_client", "unknown client", "client_id", id)
+	c, err := s.lookupClient(r.Context(), id)
+	if err != nil {
+		if errors.Is(err, errUnknownClient) {
+			s.tokenError(w, "invalid_client", err.Error(), "client_id", id)
 			return nil, false
 		}
 		s.serverError(w, "cannot read a client", err)
@@ -218,7 +218,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*client, 
 		s.tokenError(w, "invalid_client", "wrong client secret", "client_id", id)
 		return nil, false
 	}
-	return &c, true
+	return c, true
 }
 
 func (s *Server) redeemCode(ctx context.Context, w http.ResponseWriter, r *http.Request, c *client) {
