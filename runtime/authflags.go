@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/authserver"
@@ -69,13 +68,9 @@ func (f *authFlags) upstreamOptions(publicURL string) (Option, error) {
 	if *f.clientID == "" {
 		return nil, errors.New("--auth-upstream needs --auth-client-id (or $MCPGEN_AUTH_CLIENT_ID): the client id of the OAuth app registered for this connector at the provider")
 	}
-	secret := *f.clientSecret
-	if name, ok := strings.CutPrefix(secret, "@"); ok {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("--auth-client-secret: %v", err)
-		}
-		secret = strings.TrimRight(string(b), "\r\n")
+	secret, err := ReadSecretFlag("--auth-client-secret", *f.clientSecret)
+	if err != nil {
+		return nil, err
 	}
 	if secret == "" {
 		return nil, errors.New("--auth-upstream needs --auth-client-secret (or $MCPGEN_AUTH_CLIENT_SECRET, or @FILE): the secret of the OAuth app registered for this connector at the provider")
@@ -106,7 +101,10 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 		opts = append(opts, WithRateLimit(r))
 	}
 	if key, _ := f.lookup(DevFrontKeyEnv); key != "" {
-		opts = append(opts, WithDevFront(key))
+		// Behind mcpgen dev's front, which checked the auth flags and
+		// does the authorization itself: the connector takes the identity
+		// it forwards, and auth variables it inherits are not its own.
+		return append(opts, WithDevFront(key)), nil
 	}
 	if *f.upstream != "" {
 		o, err := f.upstreamOptions(publicURL)

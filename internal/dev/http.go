@@ -21,6 +21,9 @@ func (r *runner) handler() http.Handler {
 		&mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	allow := r.opts.AllowHosts
 	mux := http.NewServeMux()
+	if r.asrv != nil {
+		r.asrv.Mount(mux)
+	}
 	if r.gate != nil {
 		mcpH = r.gate.Wrap(mcpH)
 		r.gate.Mount(mux)

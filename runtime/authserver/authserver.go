@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,8 +58,11 @@ type Config struct {
 	// connector's client credentials there.
 	Upstream               Upstream
 	ClientID, ClientSecret string
-	// Scopes are the connector's own scopes a client may ask for.
-	Scopes []string
+	// Scopes are the connector's own scopes a client may ask for;
+	// Declared, when set, adds those it returns at each request (mcpgen
+	// dev, whose connector changes while it runs).
+	Scopes   []string
+	Declared func() []string
 	// Store keeps the flow state and the keys. Required.
 	Store store.Store
 	// Name names the connector on the consent page.
@@ -145,6 +149,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// scopes are the scopes a client may ask for.
+func (s *Server) scopes() []string {
+	all := append([]string{}, s.cfg.Scopes...) // [] rather than null in the metadata
+	if s.cfg.Declared != nil {
+		all = append(all, s.cfg.Declared()...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // Issuer is the server's issuer identifier (the public URL).

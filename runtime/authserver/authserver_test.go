@@ -368,7 +368,7 @@ func TestMetadata(t *testing.T) {
 	var md map[string]any
 	json.NewDecoder(resp.Body).Decode(&md)
 	if md["issuer"] != r.url || md["registration_endpoint"] != r.url+"/register" || md["token_endpoint"] != r.url+"/token" ||
-		fmt.Sprint(md["code_challenge_methods_supported"]) != "[S256]" {
+		fmt.Sprint(md["code_challenge_methods_supported"]) != "[S256]" || fmt.Sprint(md["scopes_supported"]) != "[notes:read]" {
 		t.Errorf("metadata = %v", md)
 	}
 }

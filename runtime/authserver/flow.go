@@ -46,7 +46,7 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 		"code_challenge_methods_supported":               []string{"S256"},
 		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_post", "client_secret_basic"},
 		"revocation_endpoint_auth_methods_supported":     []string{"none", "client_secret_post", "client_secret_basic"},
-		"scopes_supported":                               s.cfg.Scopes,
+		"scopes_supported":                               s.scopes(),
 		"authorization_response_iss_parameter_supported": true,
 		"client_id_metadata_document_supported":          true,
 	})
@@ -241,8 +241,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	scopes := strings.Fields(req.Scope)
+	supported := s.scopes()
 	for _, sc := range scopes {
-		if !slices.Contains(s.cfg.Scopes, sc) {
+		if !slices.Contains(supported, sc) {
 			back("invalid_scope", "scope "+sc+" is not one this connector grants")
 			return
 		}
