@@ -37,11 +37,17 @@ type MemoryOptions struct {
 	// Create evicts finished tasks, oldest first, and fails when every one
 	// is still running.
 	MaxTasks int
+	// MaxRecords bounds the records (DefaultMaxRecords when 0); past it,
+	// Create and Put fail once expired records are swept.
+	MaxRecords int
 }
 
 // DefaultMaxBuckets is how many rate-limit buckets the memory backend
 // keeps.
 const DefaultMaxBuckets = 10_000
+
+// DefaultMaxRecords is how many records the memory backend keeps.
+const DefaultMaxRecords = 100_000
 
 // DefaultMaxTasks is how many task records the memory backend keeps.
 const DefaultMaxTasks = 10_000
@@ -58,6 +64,9 @@ func NewMemory(o MemoryOptions) *Memory {
 	if o.MaxTasks <= 0 {
 		o.MaxTasks = DefaultMaxTasks
 	}
+	if o.MaxRecords <= 0 {
+		o.MaxRecords = DefaultMaxRecords
+	}
 	return &Memory{
 		events:   NewMemoryEvents(o.EventBytes, o.EventStreams),
 		sessions: &memSessions{now: o.Now, m: map[string]memSession{}},
@@ -65,7 +74,7 @@ func NewMemory(o MemoryOptions) *Memory {
 		limiter:  &memLimiter{now: o.Now, max: o.MaxBuckets, m: map[string]*rate.Limiter{}},
 		tasks:    &memTasks{now: o.Now, max: o.MaxTasks, m: map[string]*Task{}},
 		secrets:  &memSecrets{m: map[string][]byte{}},
-		records:  &memRecords{now: o.Now, m: map[string]memRecord{}},
+		records:  &memRecords{now: o.Now, max: o.MaxRecords, m: map[string]memRecord{}},
 	}
 }
 
@@ -515,6 +524,7 @@ type memRecord struct {
 
 type memRecords struct {
 	now    func() time.Time
+	max    int
 	mu     sync.Mutex
 	m      map[string]memRecord
 	writes int // since the last sweep
@@ -531,9 +541,11 @@ func (mr *memRecords) live(key string, now time.Time) (memRecord, bool) {
 }
 
 // put stores a record, sweeping expired ones every so often so that
-// records nobody reads again do not pile up. Callers hold mu.
-func (mr *memRecords) put(key string, data []byte, ttl time.Duration, now time.Time) {
-	if mr.writes++; mr.writes >= 1024 {
+// records nobody reads again do not pile up, and at once when the bound
+// is reached. Callers hold mu.
+func (mr *memRecords) put(key string, data []byte, ttl time.Duration, now time.Time) error {
+	_, replace := mr.m[key]
+	if mr.writes++; mr.writes >= 1024 || (!replace && len(mr.m) >= mr.max) {
 		mr.writes = 0
 		for k, r := range mr.m {
 			if expired(r.deadline, now) {
@@ -541,7 +553,11 @@ func (mr *memRecords) put(key string, data []byte, ttl time.Duration, now time.T
 			}
 		}
 	}
+	if _, replace = mr.m[key]; !replace && len(mr.m) >= mr.max {
+		return fmt.Errorf("store: record %q not stored: the memory backend holds its maximum of %d records", key, mr.max)
+	}
 	mr.m[key] = memRecord{data: slices.Clone(data), deadline: expiry(now, ttl)}
+	return nil
 }
 
 func (mr *memRecords) Create(_ context.Context, key string, data []byte, ttl time.Duration) error {
@@ -551,15 +567,13 @@ func (mr *memRecords) Create(_ context.Context, key string, data []byte, ttl tim
 	if _, ok := mr.live(key, now); ok {
 		return fmt.Errorf("record %q: %w", key, ErrExists)
 	}
-	mr.put(key, data, ttl, now)
-	return nil
+	return mr.put(key, data, ttl, now)
 }
 
 func (mr *memRecords) Put(_ context.Context, key string, data []byte, ttl time.Duration) error {
 	mr.mu.Lock()
 	defer mr.mu.Unlock()
-	mr.put(key, data, ttl, mr.now())
-	return nil
+	return mr.put(key, data, ttl, mr.now())
 }
 
 func (mr *memRecords) Get(_ context.Context, key string) ([]byte, error) {
