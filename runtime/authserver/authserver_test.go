@@ -753,3 +753,41 @@ func TestReplicas(t *testing.T) {
 		t.Fatalf("Verify on another replica: %+v, %v", g, err)
 	}
 }
+
+// TestExpiredState: a sign-in whose user comes back from the upstream
+// after the pending authorization expired is refused with a page.
+func TestExpiredState(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	st := store.NewMemory(store.MemoryOptions{Now: clock})
+	r := newReplicas(t, nil, 1, func(c *authserver.Config) { c.Store = st })
+	client := r.register()
+	_, challenge := pkce()
+	b := browser()
+	form, _ := r.consentForm(b, r.authorizeURL(client, redirectURI, challenge))
+	form.Set("action", "allow")
+	b.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Path == "/oauth/callback" {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	resp, err := b.PostForm(r.url+"/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	callback := resp.Header.Get("Location")
+	if !strings.Contains(callback, "/oauth/callback?") {
+		t.Fatalf("the upstream returned to %q", callback)
+	}
+	mu.Lock()
+	now = now.Add(11 * time.Minute)
+	mu.Unlock()
+	status, loc, body := authorizeRefusal(t, callback)
+	if status != http.StatusBadRequest || loc != "" || !strings.Contains(body, "expired") {
+		t.Errorf("a callback after the state expired: %d to %q; want a 400 page", status, loc)
+	}
+	r.wantLog("the state is unknown, expired or already used")
+}

@@ -24,6 +24,8 @@ import (
 //   - Delete removes the record; deleting a missing one is not an error.
 //   - A ttl <= 0 means no expiry. The data returned is the caller's own
 //     copy.
+//   - Create and Put may fail with another error when the backend is full
+//     or unreachable; nothing is stored then.
 //
 // A networked backend keeps each operation in one round trip (Redis: SET
 // NX PX, SET PX, GET, GETDEL, DEL).
