@@ -3,9 +3,15 @@ package authserver
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/store"
 )
 
 // FuzzPKCE: only the verifier whose SHA-256 is the challenge matches, and
@@ -74,6 +80,37 @@ func FuzzRedirectURI(f *testing.F) {
 			}
 		case "javascript", "data", "vbscript", "file", "blob":
 			t.Fatalf("accepted %q", raw)
+		}
+	})
+}
+
+// FuzzToken: whatever form reaches the token endpoint, with no code or
+// refresh token ever issued, nothing is granted and nothing fails inside.
+func FuzzToken(f *testing.F) {
+	s, err := New(Config{PublicURL: "https://mcp.example.com", ClientID: "c", Store: store.NewMemory(store.MemoryOptions{}),
+		Upstream: Upstream{Name: "github", AuthURL: "https://127.0.0.1:1/a", TokenURL: "https://127.0.0.1:1/t", UserURL: "https://127.0.0.1:1/u"},
+		Logger:   slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	reg := httptest.NewRecorder()
+	s.register(reg, httptest.NewRequest(http.MethodPost, "/register", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/cb"],"token_endpoint_auth_method":"none"}`)))
+	var c struct {
+		ClientID string `json:"client_id"`
+	}
+	json.Unmarshal(reg.Body.Bytes(), &c)
+	f.Add("grant_type=authorization_code&client_id=" + c.ClientID + "&code=x&code_verifier=y&redirect_uri=http://127.0.0.1/cb")
+	f.Add("grant_type=refresh_token&client_id=" + c.ClientID + "&refresh_token=x")
+	f.Add("grant_type=refresh_token&client_id=" + c.ClientID + "&refresh_token=")
+	f.Add("client_id=%zz")
+	f.Add("grant_type=password&username=a&password=b&client_id=" + c.ClientID)
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/token", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		w := httptest.NewRecorder()
+		s.token(w, req)
+		if w.Code != http.StatusBadRequest && w.Code != http.StatusUnauthorized {
+			t.Fatalf("form %q: %d %s", body, w.Code, w.Body)
 		}
 	})
 }
