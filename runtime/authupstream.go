@@ -28,6 +28,9 @@ type AuthUpstream struct {
 	ClientID, ClientSecret string
 	// Scopes, when set, replace the preset's scopes asked of the upstream.
 	Scopes []string
+	// Provider, when set, names the upstream's endpoints directly instead
+	// of Upstream (such as a GitHub Enterprise Server's).
+	Provider *authserver.Upstream
 }
 
 // WithAuthUpstream makes the connector its own authorization server in
@@ -57,9 +60,14 @@ type AuthServerConfig struct {
 // dev puts one in front of its own endpoint.
 func NewAuthServer(cfg AuthServerConfig) (*authserver.Server, Auth, error) {
 	u := cfg.Upstream
-	up, err := authserver.ParseUpstream(u.Upstream)
-	if err != nil {
-		return nil, Auth{}, fmt.Errorf("mcpgen runtime: %v", err)
+	var up authserver.Upstream
+	if u.Provider != nil {
+		up = *u.Provider
+	} else {
+		var err error
+		if up, err = authserver.ParseUpstream(u.Upstream); err != nil {
+			return nil, Auth{}, fmt.Errorf("mcpgen runtime: %v", err)
+		}
 	}
 	if len(u.Scopes) > 0 {
 		up.Scopes = slices.Clone(u.Scopes)
