@@ -791,3 +791,33 @@ func TestExpiredState(t *testing.T) {
 	}
 	r.wantLog("the state is unknown, expired or already used")
 }
+
+// TestRedirectURIOmitted: a client with one registered redirect URI may
+// leave it out of the authorization request, and then out of the token
+// request too (RFC 6749 4.1.3); it is still where the browser returns.
+func TestRedirectURIOmitted(t *testing.T) {
+	r := newRig(t, nil)
+	client := r.register()
+	verifier, challenge := pkce()
+	b := browser()
+	u, _ := url.Parse(r.authorizeURL(client, redirectURI, challenge))
+	q := u.Query()
+	q.Del("redirect_uri")
+	u.RawQuery = q.Encode()
+	form, _ := r.consentForm(b, u.String())
+	form.Set("action", "allow")
+	resp, err := b.PostForm(r.url+"/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, _ := url.Parse(resp.Header.Get("Location"))
+	if !strings.HasPrefix(back.String(), redirectURI+"?") {
+		t.Fatalf("returned to %s; want the registered redirect URI", back)
+	}
+	status, out := r.tokens(url.Values{"grant_type": {"authorization_code"}, "client_id": {client}, "code": {back.Query().Get("code")},
+		"code_verifier": {verifier}})
+	if status != http.StatusOK {
+		t.Fatalf("token without redirect_uri: %d %v", status, out)
+	}
+}

@@ -215,6 +215,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusServiceUnavailable, "the connector cannot read its state; try again")
 		return
 	}
+	bound := req.RedirectURI
 	if req.RedirectURI == "" && len(c.RedirectURIs) == 1 {
 		req.RedirectURI = c.RedirectURIs[0]
 	}
@@ -249,7 +250,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	browser := random(24)
-	p := pending{ClientID: c.ID, RedirectURI: req.RedirectURI, State: req.State, Challenge: req.Challenge,
+	p := pending{ClientID: c.ID, RedirectURI: req.RedirectURI, Bound: bound, State: req.State, Challenge: req.Challenge,
 		Scopes: scopes, Browser: hashed(browser)}
 	id := random(24)
 	if err := s.put(ctx, pendingKey(id), p, pendingTTL, true); err != nil {
@@ -390,7 +391,7 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	c := random(32)
 	if err := s.put(ctx, grantKey(g.ID), g, s.cfg.RefreshTTL, true); err == nil {
-		err = s.put(ctx, codeKey(c), code{Grant: g.ID, ClientID: p.ClientID, RedirectURI: p.RedirectURI, Challenge: p.Challenge}, codeTTL, true)
+		err = s.put(ctx, codeKey(c), code{Grant: g.ID, ClientID: p.ClientID, RedirectURI: p.Bound, Challenge: p.Challenge}, codeTTL, true)
 	}
 	if err != nil {
 		s.log.Error("auth: cannot store a grant", "err", err)

@@ -29,12 +29,16 @@ type client struct {
 // pending is an authorization between /authorize and the upstream's
 // callback.
 type pending struct {
-	ClientID    string   `json:"client_id"`
-	RedirectURI string   `json:"redirect_uri"`
-	State       string   `json:"state,omitempty"`
-	Challenge   string   `json:"code_challenge"`
-	Scopes      []string `json:"scopes,omitempty"`
-	Browser     string   `json:"browser"` // hash of the consent cookie
+	ClientID    string `json:"client_id"`
+	RedirectURI string `json:"redirect_uri"`
+	// Bound is the redirect_uri as the request gave it ("" when it left
+	// it out, the client having registered one): the token request must
+	// repeat it (RFC 6749 4.1.3).
+	Bound     string   `json:"bound_redirect_uri,omitempty"`
+	State     string   `json:"state,omitempty"`
+	Challenge string   `json:"code_challenge"`
+	Scopes    []string `json:"scopes,omitempty"`
+	Browser   string   `json:"browser"` // hash of the consent cookie
 	// Set when the user consented and was sent upstream.
 	Verifier string `json:"upstream_verifier,omitempty"`
 	Nonce    string `json:"nonce,omitempty"`
