@@ -303,14 +303,19 @@ func (s *Server) consent(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusForbidden, "this consent form is not valid; start signing in again from your application")
 		return
 	}
-	cookie, err := r.Cookie(consentCookie(id))
 	var p pending
 	if err := s.get(ctx, pendingKey(id), &p, true); err != nil {
-		s.log.Warn("auth: consent refused", "reason", "the pending authorization is unknown or expired", "err", err)
+		if !notFound(err) {
+			s.log.Error("auth: cannot read a pending authorization", "err", err)
+			s.errorPage(w, http.StatusServiceUnavailable, "the connector cannot read its state; try again")
+			return
+		}
+		s.log.Warn("auth: consent refused", "reason", "the pending authorization is unknown or expired")
 		s.errorPage(w, http.StatusBadRequest, "this sign-in has expired; start again from your application")
 		return
 	}
-	if err != nil || !hmac.Equal([]byte(hashed(cookie.Value)), []byte(p.Browser)) {
+	cookie, cerr := r.Cookie(consentCookie(id))
+	if cerr != nil || !hmac.Equal([]byte(hashed(cookie.Value)), []byte(p.Browser)) {
 		s.log.Warn("auth: consent refused", "reason", "the form was posted from another browser or site (no consent cookie)", "client_id", p.ClientID)
 		s.errorPage(w, http.StatusForbidden, "this consent form was not shown in this browser; start signing in again from your application")
 		return
@@ -346,7 +351,12 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var p pending
 	if err := s.get(ctx, upstreamKey(q.Get("state")), &p, true); err != nil {
-		s.log.Warn("auth: callback refused", "reason", "the state is unknown, expired or already used", "err", err)
+		if !notFound(err) {
+			s.log.Error("auth: cannot read a pending authorization", "err", err)
+			s.errorPage(w, http.StatusServiceUnavailable, "the connector cannot read its state; try again")
+			return
+		}
+		s.log.Warn("auth: callback refused", "reason", "the state is unknown, expired or already used")
 		s.errorPage(w, http.StatusBadRequest, "this sign-in has expired or was already completed; start again from your application")
 		return
 	}
