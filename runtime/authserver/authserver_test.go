@@ -43,7 +43,7 @@ type gitHub struct {
 	issued    atomic.Int64
 }
 
-func newGitHub(t *testing.T) *gitHub {
+func newGitHub(t testing.TB) *gitHub {
 	g := &gitHub{codes: map[string]string{}, tokens: map[string]bool{}, refreshes: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /login/oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
@@ -147,7 +147,7 @@ func (l *logs) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); 
 func (l *logs) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
 
 type rig struct {
-	t    *testing.T
+	t    testing.TB
 	as   *authserver.Server
 	url  string
 	gh   *gitHub
@@ -162,8 +162,10 @@ func newRig(t *testing.T, up func(*gitHub) authserver.Upstream) *rig {
 // newReplicas is newRig with n servers sharing one store behind one
 // public URL, each request going to the next one in turn, as a load
 // balancer would send the legs of one sign-in to different replicas.
-func newReplicas(t *testing.T, up func(*gitHub) authserver.Upstream, n int, opts ...func(*authserver.Config)) *rig {
-	t.Parallel()
+func newReplicas(t testing.TB, up func(*gitHub) authserver.Upstream, n int, opts ...func(*authserver.Config)) *rig {
+	if pt, ok := t.(*testing.T); ok {
+		pt.Parallel()
+	}
 	gh := newGitHub(t)
 	var muxes []*http.ServeMux
 	var turn atomic.Int64
