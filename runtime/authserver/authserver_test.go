@@ -695,17 +695,17 @@ func TestRevoke(t *testing.T) {
 
 func TestParseUpstream(t *testing.T) {
 	for in, want := range map[string]string{
-		"github":                        "",
-		"google":                        "https://accounts.google.com",
-		"entra:contoso.onmicrosoft.com": "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0",
-		"https://example.okta.com":      "https://example.okta.com",
+		"github": "",
+		"google": "https://accounts.google.com",
+		"entra:72f988bf-86f1-41af-91ab-2d7cd011db47": "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0",
+		"https://example.okta.com":                   "https://example.okta.com",
 	} {
 		u, err := authserver.ParseUpstream(in)
 		if err != nil || u.Issuer != want {
 			t.Errorf("ParseUpstream(%q) = %+v, %v; want issuer %q", in, u, err, want)
 		}
 	}
-	for _, bad := range []string{"", "gitlab", "entra:", "entra:a/b", "http://idp.example.com", "https://idp.example.com/?x=1"} {
+	for _, bad := range []string{"", "gitlab", "entra:", "entra:a/b", "entra:contoso.onmicrosoft.com", "entra:common", "http://idp.example.com", "https://idp.example.com/?x=1"} {
 		if _, err := authserver.ParseUpstream(bad); err == nil {
 			t.Errorf("ParseUpstream(%q) is not an error", bad)
 		}

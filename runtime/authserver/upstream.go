@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,10 @@ type Upstream struct {
 	Scopes []string
 }
 
+var tenantID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
 // ParseUpstream turns an --auth-upstream value into an Upstream: "github",
-// "google", "entra:TENANT" (a Microsoft Entra ID tenant id or domain), or
+// "google", "entra:TENANT" (a Microsoft Entra ID directory's tenant ID), or
 // the https URL of any OpenID Connect issuer.
 func ParseUpstream(s string) (Upstream, error) {
 	switch {
@@ -44,9 +47,11 @@ func ParseUpstream(s string) (Upstream, error) {
 	case s == "google":
 		return Upstream{Name: "google", Issuer: "https://accounts.google.com", Scopes: []string{"openid", "email", "profile"}}, nil
 	case strings.HasPrefix(s, "entra:"):
+		// The tenant's id, not a domain name: the discovery document of
+		// a domain names the id in its issuer, which ID tokens carry.
 		tenant := strings.TrimPrefix(s, "entra:")
-		if tenant == "" || strings.ContainsAny(tenant, "/?#:@ ") {
-			return Upstream{}, fmt.Errorf("--auth-upstream %q: entra: needs the tenant id or domain, such as entra:contoso.onmicrosoft.com", s)
+		if !tenantID.MatchString(tenant) {
+			return Upstream{}, fmt.Errorf("--auth-upstream %q: entra: needs the directory (tenant) ID, a GUID such as entra:72f988bf-86f1-41af-91ab-2d7cd011db47 (Entra admin center → Overview → Tenant ID); a domain name's tokens carry the ID as their issuer", s)
 		}
 		return Upstream{Name: "entra", Issuer: "https://login.microsoftonline.com/" + tenant + "/v2.0",
 			Scopes: []string{"openid", "email", "profile", "offline_access"}}, nil
