@@ -28,10 +28,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +49,13 @@ const (
 	pendingTTL        = 10 * time.Minute    // from /authorize to the upstream's callback
 	codeTTL           = time.Minute         // the connector's one-time code
 	usedTTL           = 24 * time.Hour      // how long a redeemed code or refresh token is remembered, to catch replays
+)
+
+// The bounds on unauthenticated requests that write to the store, per
+// client address.
+var (
+	DefaultRegisterLimit  = store.Bucket{Size: 30, Per: time.Minute}
+	DefaultAuthorizeLimit = store.Bucket{Size: 120, Per: time.Minute}
 )
 
 // Config sets up a Server.
@@ -77,6 +86,11 @@ type Config struct {
 	// certificate authorities trusted for them (the system's when nil).
 	LoopbackDocuments bool
 	DocumentRoots     *x509.CertPool
+	// RegisterLimit bounds the registrations, and AuthorizeLimit the
+	// authorization requests, of one client address (DefaultRegisterLimit
+	// and DefaultAuthorizeLimit when zero): each writes to the store
+	// before anyone has signed in.
+	RegisterLimit, AuthorizeLimit store.Bucket
 	// AccessTTL and RefreshTTL override the defaults.
 	AccessTTL, RefreshTTL time.Duration
 	// Now is the clock (time.Now when nil).
@@ -140,6 +154,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.RegisterLimit.Size <= 0 {
+		cfg.RegisterLimit = DefaultRegisterLimit
+	}
+	if cfg.AuthorizeLimit.Size <= 0 {
+		cfg.AuthorizeLimit = DefaultAuthorizeLimit
 	}
 	s := &Server{cfg: cfg, issuer: pu.String(), resource: pu.String() + "/mcp", prefix: pu.Path,
 		records: cfg.Store.Records(), secrets: cfg.Store.Secrets(), log: cfg.Logger, now: cfg.Now,
@@ -210,6 +230,27 @@ func (s *Server) key(ctx context.Context, name string, size int) ([]byte, error)
 	s.keys[name] = k
 	s.keysMu.Unlock()
 	return k, nil
+}
+
+// allow takes one request of r's client address from the bucket of kind;
+// when it is empty it answers 429 with Retry-After and returns false.
+func (s *Server) allow(w http.ResponseWriter, r *http.Request, kind string, b store.Bucket) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ok, retry, err := s.cfg.Store.Limiter().Take(r.Context(), "oauth:"+kind+":"+host, 1, b)
+	if err != nil {
+		s.serverError(w, "cannot read a rate-limit bucket", err)
+		return false
+	}
+	if !ok {
+		s.log.Warn("auth: too many requests from one address", "endpoint", kind, "remote", host)
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((retry+time.Second-1)/time.Second))))
+		http.Error(w, "Too Many Requests: try again later", http.StatusTooManyRequests)
+		return false
+	}
+	return true
 }
 
 // errUnknownClient is wrapped by lookupClient's error for a client that is

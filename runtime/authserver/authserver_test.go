@@ -823,3 +823,21 @@ func TestRedirectURIOmitted(t *testing.T) {
 		t.Fatalf("token without redirect_uri: %d %v", status, out)
 	}
 }
+
+// TestRegisterLimit: one address registering past its bound gets 429,
+// with Retry-After, and a log line.
+func TestRegisterLimit(t *testing.T) {
+	r := newReplicas(t, nil, 1, func(c *authserver.Config) { c.RegisterLimit = store.Bucket{Size: 3, Per: time.Hour} })
+	for range 3 {
+		r.register()
+	}
+	resp, err := http.Post(r.url+"/register", "application/json", strings.NewReader(`{"redirect_uris":["`+redirectURI+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a fourth registration: %s, Retry-After %q; want 429 with Retry-After", resp.Status, resp.Header.Get("Retry-After"))
+	}
+	r.wantLog("too many requests from one address")
+}

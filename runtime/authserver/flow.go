@@ -70,6 +70,9 @@ const maxRegistration = 16 << 10
 // register is RFC 7591 dynamic client registration.
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	s.cors(w)
+	if !s.allow(w, r, "register", s.cfg.RegisterLimit) {
+		return
+	}
 	var req struct {
 		RedirectURIs  []string `json:"redirect_uris"`
 		ClientName    string   `json:"client_name"`
@@ -196,6 +199,9 @@ func parseAuthorize(q url.Values) (authorizeRequest, string) {
 // the browser is never sent to an unchecked URI.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	if !s.allow(w, r, "authorize", s.cfg.AuthorizeLimit) {
+		return
+	}
 	req, bad := parseAuthorize(r.URL.Query())
 	if bad != "" {
 		s.errorPage(w, http.StatusBadRequest, bad)
