@@ -32,6 +32,26 @@ type Identity struct {
 	ClientID string    // the OAuth client the user authorized ("" if unknown)
 	Expiry   time.Time // when the token expires
 	Claims   map[string]any
+	// Email and Name are the user's, as the upstream identity provider
+	// gave them at sign-in (WithAuthUpstream; "" when it gave none, and
+	// with --auth-issuer).
+	Email, Name string
+
+	upstream func(context.Context) (string, error)
+}
+
+// UpstreamToken returns the access token the upstream identity provider
+// (GitHub, Google, ...) issued to this user when they signed in through
+// the connector (WithAuthUpstream, --auth-upstream), so that a handler can
+// call the provider's API on the user's behalf. It is refreshed when it has
+// expired and the provider gave a refresh token; an error wrapping
+// authserver.ErrNoUpstreamToken means the user must sign in again. Without
+// --auth-upstream there is none: the error says so.
+func (id *Identity) UpstreamToken(ctx context.Context) (string, error) {
+	if id == nil || id.upstream == nil {
+		return "", errors.New("mcpgen: no upstream token: the connector signs users in with --auth-upstream only")
+	}
+	return id.upstream(ctx)
 }
 
 // HasScopes reports whether the identity was granted every scope in need.
@@ -241,6 +261,9 @@ func (g *AuthGate) Resource() string { return g.resource }
 func (g *AuthGate) Issuer() string { return g.issuer }
 
 func (s *Server) setupAuth() error {
+	if err := s.setupAuthServer(); err != nil {
+		return err
+	}
 	if s.opts.auth == nil {
 		return nil
 	}
@@ -316,6 +339,9 @@ func (s *Server) declaredScopes() []string {
 // MountAuth adds the protected-resource metadata routes to mux when auth
 // is on (see AuthGate.Mount).
 func (s *Server) MountAuth(mux *http.ServeMux) {
+	if s.authSrv != nil {
+		s.authSrv.Mount(mux)
+	}
 	if s.auth != nil {
 		s.auth.Mount(mux)
 		s.mountStreamAuth(mux) // streamauth.go

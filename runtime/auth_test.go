@@ -348,6 +348,15 @@ func TestAuthFlags(t *testing.T) {
 			map[string]string{"MCPGEN_AUTH_CLIENT_ID": "rs"}, "invalid --auth-introspection-limit"},
 		{[]string{"--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com", "--auth-introspection", "https://as.example.com/i"},
 			map[string]string{"MCPGEN_AUTH_CLIENT_ID": "rs", "MCPGEN_AUTH_INTROSPECTION_CALLER_LIMIT": "0/1m"}, "invalid --auth-introspection-caller-limit"},
+		{[]string{"--auth-upstream", "github", "--auth-issuer", "https://as.example.com", "--public-url", "https://mcp.example.com"}, nil, "exclude each other"},
+		{[]string{"--auth-upstream", "gitlab", "--public-url", "https://mcp.example.com"}, nil, "want github, google, entra:TENANT"},
+		{[]string{"--auth-upstream", "entra:", "--public-url", "https://mcp.example.com"}, nil, "tenant"},
+		{[]string{"--auth-upstream", "github", "--auth-client-id", "x", "--auth-client-secret", "y"}, nil, "--auth-upstream needs --public-url"},
+		{[]string{"--auth-upstream", "google", "--public-url", "https://mcp.example.com", "--auth-client-secret", "y"}, nil, "needs --auth-client-id"},
+		{nil, map[string]string{"MCPGEN_AUTH_UPSTREAM": "google", "MCPGEN_PUBLIC_URL": "https://mcp.example.com", "MCPGEN_AUTH_CLIENT_ID": "x"}, "needs --auth-client-secret"},
+		{[]string{"--auth-upstream", "github", "--public-url", "https://mcp.example.com", "--auth-client-id", "x", "--auth-client-secret", "@/nonexistent/secret"}, nil, "--auth-client-secret: open /nonexistent/secret"},
+		{[]string{"--auth-upstream", "github", "--public-url", "https://mcp.example.com", "--auth-client-id", "x", "--auth-client-secret", "y", "--auth-audience", "a"}, nil, "--auth-audience applies to --auth-issuer"},
+		{[]string{"--auth-upstream-scopes", "repo"}, nil, "--auth-upstream-scopes needs --auth-upstream"},
 	} {
 		var stderr strings.Builder
 		lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }

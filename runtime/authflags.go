@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/runtime/authserver"
+
 	"github.com/mcpgen/mcpgen/runtime/oauth"
 )
 
@@ -14,6 +16,7 @@ import (
 type authFlags struct {
 	issuer, audience, introspection, scopes, rateLimit *string
 	introspectionLimit, introspectionCallerLimit       *string
+	upstream, clientID, clientSecret, upstreamScopes   *string
 	lookup                                             func(string) (string, bool)
 }
 
@@ -33,8 +36,47 @@ func declareAuthFlags(c *cmdline) *authFlags {
 			"require these space-separated `SCOPES` on every request"),
 		rateLimit: c.String("rate-limit", "MCPGEN_RATE_LIMIT", "",
 			"allow each caller (token subject, or client address without auth) at most\n`N/DURATION` tool calls, such as 120/1m"),
+		upstream: c.String("auth-upstream", "MCPGEN_AUTH_UPSTREAM", "",
+			"be the OAuth authorization server MCP clients sign in through, in front of the\nidentity `PROVIDER`: github, google, entra:TENANT or an OpenID issuer URL;\nneeds --public-url, --auth-client-id and --auth-client-secret"),
+		clientID: c.String("auth-client-id", "MCPGEN_AUTH_CLIENT_ID", "",
+			"the connector's OAuth client `ID` at the --auth-upstream provider (or at the\n--auth-introspection endpoint)"),
+		clientSecret: c.String("auth-client-secret", "MCPGEN_AUTH_CLIENT_SECRET", "",
+			"that client's `SECRET`, or @FILE to read it from a file"),
+		upstreamScopes: c.String("auth-upstream-scopes", "MCPGEN_AUTH_UPSTREAM_SCOPES", "",
+			"ask the --auth-upstream provider for these space-separated `SCOPES` instead of\nthe preset's (such as \"read:user repo\" for GitHub)"),
 		lookup: c.lookup,
 	}
+}
+
+// upstreamOptions checks the --auth-upstream flags and turns them into
+// WithAuthUpstream.
+func (f *authFlags) upstreamOptions(publicURL string) (Option, error) {
+	if *f.issuer != "" {
+		return nil, errors.New("--auth-upstream and --auth-issuer exclude each other: with --auth-upstream the connector is the authorization server; with --auth-issuer another one is")
+	}
+	for name, v := range map[string]string{"--auth-audience": *f.audience, "--auth-introspection": *f.introspection} {
+		if v != "" {
+			return nil, fmt.Errorf("%s applies to --auth-issuer, not --auth-upstream (the connector checks its own tokens)", name)
+		}
+	}
+	if _, err := authserver.ParseUpstream(*f.upstream); err != nil {
+		return nil, err
+	}
+	if publicURL == "" {
+		return nil, errors.New("--auth-upstream needs --public-url (or $MCPGEN_PUBLIC_URL): the connector's public URL is its issuer and the base of the callback URL to register at the provider, such as https://mcp.example.com")
+	}
+	if *f.clientID == "" {
+		return nil, errors.New("--auth-upstream needs --auth-client-id (or $MCPGEN_AUTH_CLIENT_ID): the client id of the OAuth app registered for this connector at the provider")
+	}
+	secret, err := ReadSecretFlag("--auth-client-secret", *f.clientSecret)
+	if err != nil {
+		return nil, err
+	}
+	if secret == "" {
+		return nil, errors.New("--auth-upstream needs --auth-client-secret (or $MCPGEN_AUTH_CLIENT_SECRET, or @FILE): the secret of the OAuth app registered for this connector at the provider")
+	}
+	return WithAuthUpstream(AuthUpstream{Upstream: *f.upstream, ClientID: *f.clientID, ClientSecret: secret,
+		Scopes: strings.Fields(*f.upstreamScopes)}), nil
 }
 
 // options checks the auth flags and turns them into server options. Over
@@ -44,10 +86,11 @@ func declareAuthFlags(c *cmdline) *authFlags {
 // protected resource.
 func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]Option, error) {
 	var opts []Option
-	if stdio && (*f.issuer != "" || *f.audience != "" || *f.introspection != "" || *f.scopes != "" ||
+	if stdio && (*f.issuer != "" || *f.upstream != "" || *f.audience != "" || *f.introspection != "" || *f.scopes != "" ||
 		*f.introspectionLimit != "" || *f.introspectionCallerLimit != "") {
 		fmt.Fprintf(w, "%s: --auth-* flags apply to HTTP only; ignored with --stdio\n", name)
 		*f.issuer, *f.audience, *f.introspection, *f.scopes = "", "", "", ""
+		*f.upstream, *f.upstreamScopes = "", ""
 		*f.introspectionLimit, *f.introspectionCallerLimit = "", ""
 	}
 	if *f.rateLimit != "" {
@@ -58,7 +101,23 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 		opts = append(opts, WithRateLimit(r))
 	}
 	if key, _ := f.lookup(DevFrontKeyEnv); key != "" {
-		opts = append(opts, WithDevFront(key))
+		// Behind mcpgen dev's front, which checked the auth flags and
+		// does the authorization itself: the connector takes the identity
+		// it forwards, and auth variables it inherits are not its own.
+		return append(opts, WithDevFront(key)), nil
+	}
+	if *f.upstream != "" {
+		o, err := f.upstreamOptions(publicURL)
+		if err != nil {
+			return nil, err
+		}
+		if *f.scopes != "" {
+			return nil, errors.New("--auth-scopes applies to --auth-issuer; with --auth-upstream declare scopes on tools (scope=)")
+		}
+		return append(opts, o), nil
+	}
+	if *f.upstreamScopes != "" {
+		return nil, errors.New("--auth-upstream-scopes needs --auth-upstream")
 	}
 	if *f.issuer == "" {
 		// Any other auth flag without an issuer is a mistake that would
@@ -91,10 +150,9 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 		Scopes:           strings.Fields(*f.scopes),
 	}
 	if a.IntrospectionURL != "" {
-		a.ClientID, _ = f.lookup("MCPGEN_AUTH_CLIENT_ID")
-		a.ClientSecret, _ = f.lookup("MCPGEN_AUTH_CLIENT_SECRET")
+		a.ClientID, a.ClientSecret = *f.clientID, *f.clientSecret
 		if a.ClientID == "" {
-			return nil, errors.New("--auth-introspection needs client credentials in $MCPGEN_AUTH_CLIENT_ID and $MCPGEN_AUTH_CLIENT_SECRET")
+			return nil, errors.New("--auth-introspection needs client credentials: --auth-client-id and --auth-client-secret ($MCPGEN_AUTH_CLIENT_ID and $MCPGEN_AUTH_CLIENT_SECRET)")
 		}
 	}
 	for _, l := range []struct {

@@ -44,11 +44,22 @@ type devIdentity struct {
 	ClientID string         `json:"client_id,omitempty"`
 	Expiry   int64          `json:"exp,omitempty"`
 	Claims   map[string]any `json:"claims,omitempty"`
+	Email    string         `json:"email,omitempty"`
+	Name     string         `json:"name,omitempty"`
+	Upstream string         `json:"upstream,omitempty"` // the user's upstream access token (--auth-upstream)
 }
 
 // EncodeDevIdentity encodes id for DevIdentityHeader.
 func EncodeDevIdentity(id *Identity) string {
-	d := devIdentity{Subject: id.Subject, Scopes: id.Scopes, Issuer: id.Issuer, ClientID: id.ClientID, Claims: id.Claims}
+	d := devIdentity{Subject: id.Subject, Scopes: id.Scopes, Issuer: id.Issuer, ClientID: id.ClientID, Claims: id.Claims,
+		Email: id.Email, Name: id.Name}
+	if id.upstream != nil {
+		// Behind mcpgen dev --auth-upstream the front holds the user's
+		// upstream token: it goes along, over loopback with the run's key.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		d.Upstream, _ = id.upstream(ctx)
+		cancel()
+	}
 	if !id.Expiry.IsZero() {
 		d.Expiry = id.Expiry.Unix()
 	}
@@ -65,7 +76,11 @@ func decodeDevIdentity(s string) (*Identity, bool) {
 	if json.Unmarshal(b, &d) != nil || d.Subject == "" {
 		return nil, false
 	}
-	id := &Identity{Subject: d.Subject, Scopes: d.Scopes, Issuer: d.Issuer, ClientID: d.ClientID, Claims: d.Claims}
+	id := &Identity{Subject: d.Subject, Scopes: d.Scopes, Issuer: d.Issuer, ClientID: d.ClientID, Claims: d.Claims,
+		Email: d.Email, Name: d.Name}
+	if tok := d.Upstream; tok != "" {
+		id.upstream = func(context.Context) (string, error) { return tok, nil }
+	}
 	if d.Expiry != 0 {
 		id.Expiry = unixTime(d.Expiry)
 	}

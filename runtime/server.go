@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"github.com/mcpgen/mcpgen/runtime/authserver"
 	"log/slog"
 	"net/http"
 	"os"
@@ -50,9 +51,10 @@ type Server struct {
 	mu    sync.Mutex
 	views map[string]View // by name
 
-	auth     *AuthGate     // nil when auth is off
-	state    store.Store   // rate limits, resumption events, shared secrets
-	sessions *sessionTable // HTTP sessions: their bounds and idle time
+	auth     *AuthGate          // nil when auth is off
+	authSrv  *authserver.Server // the connector's own authorization server (WithAuthUpstream), or nil
+	state    store.Store        // rate limits, resumption events, shared secrets
+	sessions *sessionTable      // HTTP sessions: their bounds and idle time
 
 	tel *telemetry.Telemetry // nil when off; observe.go
 
@@ -81,6 +83,7 @@ type options struct {
 	sessionIdle    time.Duration
 	askTimeout     time.Duration
 	auth           *Auth            // auth.go
+	authUpstream   *AuthUpstream    // authupstream.go
 	rateLimit      Rate             // ratelimit.go
 	now            func() time.Time // the memory state store; time.Now when nil
 	maxLineBytes   int

@@ -116,7 +116,7 @@ func scriptDir(t *testing.T, nm string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"provider.mjs", "client.mjs"} {
+		for _, f := range []string{"provider.mjs", "client.mjs", "upstream.mjs"} {
 			data, err := os.ReadFile(filepath.Join("testdata", f))
 			if err != nil {
 				t.Fatal(err)

@@ -83,6 +83,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dev", "--addr", "8080"}, "want HOST:PORT"},
 		{[]string{"dev", "--auth-scopes", "notes:read"}, "--auth-scopes needs --auth-issuer"},
 		{[]string{"dev", "--rate-limit", "ten/1m"}, "--rate-limit"},
+		{[]string{"dev", "--auth-upstream", "gitlab"}, "want github, google, entra:TENANT"},
+		{[]string{"dev", "--auth-upstream", "github"}, "--auth-upstream needs --auth-client-id and --auth-client-secret"},
+		{[]string{"dev", "--auth-upstream", "github", "--auth-issuer", "https://as.example.com"}, "exclude each other"},
+		{[]string{"dev", "--auth-upstream", "github", "--auth-client-id", "x", "--auth-client-secret", "@/nonexistent/secret"}, "--auth-client-secret: open /nonexistent/secret"},
+		{[]string{"dev", "--auth-upstream-scopes", "repo"}, "--auth-upstream-scopes needs --auth-upstream"},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/mcpgen/mcpgen/runtime/authserver"
 	"net"
 	"os"
 	"strings"
@@ -42,6 +43,10 @@ func devCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "auth-audience", EnvVars: []string{"MCPGEN_AUTH_AUDIENCE"}, Usage: "require `AUD` in the tokens' aud claim instead of the public URL + /mcp"},
 			&ucli.StringFlag{Name: "auth-introspection", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION"}, Usage: "verify opaque tokens at this RFC 7662 `URL` ($MCPGEN_AUTH_CLIENT_ID, $MCPGEN_AUTH_CLIENT_SECRET)"},
 			&ucli.StringFlag{Name: "auth-scopes", EnvVars: []string{"MCPGEN_AUTH_SCOPES"}, Usage: "require these space-separated `SCOPES` on every request"},
+			&ucli.StringFlag{Name: "auth-upstream", EnvVars: []string{"MCPGEN_AUTH_UPSTREAM"}, Usage: "be the OAuth authorization server in front of the identity `PROVIDER` (github, google, entra:TENANT or an OpenID issuer URL), as a built connector does; register PUBLIC_URL/oauth/callback there"},
+			&ucli.StringFlag{Name: "auth-client-id", EnvVars: []string{"MCPGEN_AUTH_CLIENT_ID"}, Usage: "the connector's OAuth client `ID` at the --auth-upstream provider"},
+			&ucli.StringFlag{Name: "auth-client-secret", EnvVars: []string{"MCPGEN_AUTH_CLIENT_SECRET"}, Usage: "that client's `SECRET`, or @FILE"},
+			&ucli.StringFlag{Name: "auth-upstream-scopes", EnvVars: []string{"MCPGEN_AUTH_UPSTREAM_SCOPES"}, Usage: "ask the provider for these space-separated `SCOPES` instead of the preset's"},
 			&ucli.StringFlag{Name: "public-url", EnvVars: []string{"MCPGEN_PUBLIC_URL"}, Usage: "the `URL` hosts reach the dev server at (a tunnel's); names the OAuth resource (default: the --addr URL)"},
 			&ucli.StringFlag{Name: "rate-limit", EnvVars: []string{"MCPGEN_RATE_LIMIT"}, Usage: "allow each caller at most `N/DURATION` tool calls, such as 120/1m"},
 			&ucli.BoolFlag{Name: "no-typecheck", Usage: "do not type-check the views (ui/) in the background with the project's TypeScript compiler"},
@@ -63,27 +68,32 @@ func runDev(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	up, err := devAuthUpstream(c, a != nil)
+	if err != nil {
+		return err
+	}
 	var stdio *dev.Stdio
 	if c.Bool("stdio") {
 		stdio = &dev.Stdio{In: c.App.Reader, Out: c.App.Writer}
 		if !c.IsSet("addr") {
-			if a != nil {
+			if a != nil || up != nil {
 				return usagef("--auth-* protect the HTTP front; with --stdio, give --addr to serve one")
 			}
 			addr = "" // a second dev server must not need the port
 		}
 	}
 	err = dev.Run(c.Context, dev.Options{
-		Dir:         dir,
-		Addr:        addr,
-		Stdio:       stdio,
-		AllowHosts:  c.StringSlice("allow-host"),
-		Auth:        a,
-		PublicURL:   c.String("public-url"),
-		RateLimit:   c.String("rate-limit"),
-		NoTypeCheck: c.Bool("no-typecheck"),
-		Stdout:      c.App.Writer,
-		Stderr:      c.App.ErrWriter,
+		Dir:          dir,
+		Addr:         addr,
+		Stdio:        stdio,
+		AllowHosts:   c.StringSlice("allow-host"),
+		Auth:         a,
+		AuthUpstream: up,
+		PublicURL:    c.String("public-url"),
+		RateLimit:    c.String("rate-limit"),
+		NoTypeCheck:  c.Bool("no-typecheck"),
+		Stdout:       c.App.Writer,
+		Stderr:       c.App.ErrWriter,
 	})
 	if err != nil && c.Context.Err() != nil {
 		return nil // interrupted: the normal way to stop the dev server
@@ -118,4 +128,31 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 		ClientSecret:     os.Getenv("MCPGEN_AUTH_CLIENT_SECRET"),
 	}
 	return a, nil
+}
+
+// devAuthUpstream reads --auth-upstream and its client flags, checked as a
+// connector binary checks them (the public URL defaults to the front's).
+func devAuthUpstream(c *ucli.Context, issuer bool) (*runtime.AuthUpstream, error) {
+	name := c.String("auth-upstream")
+	if name == "" {
+		if c.String("auth-upstream-scopes") != "" {
+			return nil, usagef("--auth-upstream-scopes needs --auth-upstream")
+		}
+		return nil, nil
+	}
+	if issuer {
+		return nil, usagef("--auth-upstream and --auth-issuer exclude each other: with --auth-upstream the dev server is the authorization server")
+	}
+	if _, err := authserver.ParseUpstream(name); err != nil {
+		return nil, usagef("%v", err)
+	}
+	secret, err := runtime.ReadSecretFlag("--auth-client-secret", c.String("auth-client-secret"))
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if c.String("auth-client-id") == "" || secret == "" {
+		return nil, usagef("--auth-upstream needs --auth-client-id and --auth-client-secret: the OAuth app registered for this connector at the provider, with the callback URL PUBLIC_URL/oauth/callback")
+	}
+	return &runtime.AuthUpstream{Upstream: name, ClientID: c.String("auth-client-id"), ClientSecret: secret,
+		Scopes: strings.Fields(c.String("auth-upstream-scopes"))}, nil
 }

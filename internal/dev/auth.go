@@ -13,6 +13,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/store"
 )
 
 // Authorization in mcpgen dev: the front checks the host's bearer token
@@ -37,11 +38,23 @@ func (r *runner) newGate(addr string) error {
 	if public == "" {
 		public = "http://" + addr
 	}
+	logger := slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var a runtime.Auth
+	if r.opts.AuthUpstream != nil {
+		as, sa, err := runtime.NewAuthServer(runtime.AuthServerConfig{Upstream: *r.opts.AuthUpstream, PublicURL: public,
+			Name: filepath.Base(r.dir), Store: store.NewMemory(store.MemoryOptions{}), Logger: logger, Declared: r.front.declaredScopes})
+		if err != nil {
+			return err
+		}
+		r.asrv, a = as, sa
+	} else {
+		a = *r.opts.Auth
+	}
 	g, err := runtime.NewAuthGate(runtime.AuthGateConfig{
-		Auth:      *r.opts.Auth,
+		Auth:      a,
 		PublicURL: public,
 		Name:      filepath.Base(r.dir),
-		Logger:    slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger:    logger,
 		ScopesFor: r.front.scopesFor,
 		Declared:  r.front.declaredScopes,
 	})

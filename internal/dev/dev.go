@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpgen/mcpgen/runtime/authserver"
 	"io"
 	"net"
 	"net/http"
@@ -66,9 +67,13 @@ type Options struct {
 	// the caller's identity to the connector. PublicURL names the resource
 	// (default: the front's own URL); RateLimit is the connector's
 	// --rate-limit.
-	Auth      *runtime.Auth
-	PublicURL string
-	RateLimit string
+	Auth *runtime.Auth
+	// AuthUpstream, instead of Auth, makes the front the authorization
+	// server in front of an upstream identity provider, like a built
+	// connector with --auth-upstream (its state in memory for the run).
+	AuthUpstream *runtime.AuthUpstream
+	PublicURL    string
+	RateLimit    string
 	// NoTypeCheck turns off the background type check of the views, which
 	// otherwise runs the project's TypeScript compiler (when it has a
 	// tsconfig.json) after every good rebuild and reports its errors.
@@ -126,7 +131,8 @@ type runner struct {
 	dir      string
 	out      *term
 	front    *front
-	gate     *runtime.AuthGate // nil without Options.Auth
+	gate     *runtime.AuthGate  // nil without Options.Auth
+	asrv     *authserver.Server // nil without Options.AuthUpstream
 	evs      chan event
 	tmp      string
 	views    Views
@@ -232,7 +238,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 		}
 		url = "http://" + displayAddr(ln.Addr()) + "/mcp"
 	}
-	if r.opts.Auth != nil && ln != nil {
+	if (r.opts.Auth != nil || r.opts.AuthUpstream != nil) && ln != nil {
 		if err := r.newGate(displayAddr(ln.Addr())); err != nil {
 			ln.Close()
 			return err

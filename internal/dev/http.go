@@ -31,6 +31,9 @@ func (r *runner) handler() http.Handler {
 	streams := runtime.NewMessageTransports(r.front.srv, cfg)
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
+	if r.asrv != nil {
+		r.asrv.Mount(mux)
+	}
 	if r.gate != nil {
 		// /sse and /ws are resources of their own, with their own
 		// metadata (see runtime.AuthGate.ForPath).

@@ -37,11 +37,17 @@ type MemoryOptions struct {
 	// Create evicts finished tasks, oldest first, and fails when every one
 	// is still running.
 	MaxTasks int
+	// MaxRecords bounds the records (DefaultMaxRecords when 0); past it,
+	// Create and Put fail once expired records are swept.
+	MaxRecords int
 }
 
 // DefaultMaxBuckets is how many rate-limit buckets the memory backend
 // keeps.
 const DefaultMaxBuckets = 10_000
+
+// DefaultMaxRecords is how many records the memory backend keeps.
+const DefaultMaxRecords = 100_000
 
 // DefaultMaxTasks is how many task records the memory backend keeps.
 const DefaultMaxTasks = 10_000
@@ -58,6 +64,9 @@ func NewMemory(o MemoryOptions) *Memory {
 	if o.MaxTasks <= 0 {
 		o.MaxTasks = DefaultMaxTasks
 	}
+	if o.MaxRecords <= 0 {
+		o.MaxRecords = DefaultMaxRecords
+	}
 	return &Memory{
 		events:   NewMemoryEvents(o.EventBytes, o.EventStreams),
 		sessions: &memSessions{now: o.Now, m: map[string]memSession{}},
@@ -65,6 +74,7 @@ func NewMemory(o MemoryOptions) *Memory {
 		limiter:  &memLimiter{now: o.Now, max: o.MaxBuckets, m: map[string]*rate.Limiter{}},
 		tasks:    &memTasks{now: o.Now, max: o.MaxTasks, m: map[string]*Task{}},
 		secrets:  &memSecrets{m: map[string][]byte{}},
+		records:  &memRecords{now: o.Now, max: o.MaxRecords, m: map[string]memRecord{}},
 	}
 }
 
@@ -76,6 +86,7 @@ type Memory struct {
 	limiter  *memLimiter
 	tasks    *memTasks
 	secrets  *memSecrets
+	records  *memRecords
 }
 
 var _ Store = (*Memory)(nil)
@@ -86,6 +97,7 @@ func (m *Memory) Bus() Bus               { return m.bus }
 func (m *Memory) Limiter() Limiter       { return m.limiter }
 func (m *Memory) Tasks() Tasks           { return m.tasks }
 func (m *Memory) Secrets() Secrets       { return m.secrets }
+func (m *Memory) Records() Records       { return m.records }
 
 // Close ends every bus subscription.
 func (m *Memory) Close() error {
@@ -501,4 +513,93 @@ func (ms *memSecrets) Key(_ context.Context, name string, size int) ([]byte, err
 	rand.Read(k)
 	ms.m[name] = k
 	return slices.Clone(k), nil
+}
+
+// Records.
+
+type memRecord struct {
+	data     []byte
+	deadline time.Time
+}
+
+type memRecords struct {
+	now    func() time.Time
+	max    int
+	mu     sync.Mutex
+	m      map[string]memRecord
+	writes int // since the last sweep
+}
+
+// live returns the record under key unless it expired. Callers hold mu.
+func (mr *memRecords) live(key string, now time.Time) (memRecord, bool) {
+	r, ok := mr.m[key]
+	if ok && expired(r.deadline, now) {
+		delete(mr.m, key)
+		return memRecord{}, false
+	}
+	return r, ok
+}
+
+// put stores a record, sweeping expired ones every so often so that
+// records nobody reads again do not pile up, and at once when the bound
+// is reached. Callers hold mu.
+func (mr *memRecords) put(key string, data []byte, ttl time.Duration, now time.Time) error {
+	_, replace := mr.m[key]
+	if mr.writes++; mr.writes >= 1024 || (!replace && len(mr.m) >= mr.max) {
+		mr.writes = 0
+		for k, r := range mr.m {
+			if expired(r.deadline, now) {
+				delete(mr.m, k)
+			}
+		}
+	}
+	if _, replace = mr.m[key]; !replace && len(mr.m) >= mr.max {
+		return fmt.Errorf("store: record %q not stored: the memory backend holds its maximum of %d records", key, mr.max)
+	}
+	mr.m[key] = memRecord{data: slices.Clone(data), deadline: expiry(now, ttl)}
+	return nil
+}
+
+func (mr *memRecords) Create(_ context.Context, key string, data []byte, ttl time.Duration) error {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	now := mr.now()
+	if _, ok := mr.live(key, now); ok {
+		return fmt.Errorf("record %q: %w", key, ErrExists)
+	}
+	return mr.put(key, data, ttl, now)
+}
+
+func (mr *memRecords) Put(_ context.Context, key string, data []byte, ttl time.Duration) error {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	return mr.put(key, data, ttl, mr.now())
+}
+
+func (mr *memRecords) Get(_ context.Context, key string) ([]byte, error) {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	r, ok := mr.live(key, mr.now())
+	if !ok {
+		return nil, fmt.Errorf("record %q: %w", key, ErrNotFound)
+	}
+	return slices.Clone(r.data), nil
+}
+
+func (mr *memRecords) Take(_ context.Context, key string) ([]byte, error) {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	r, ok := mr.live(key, mr.now())
+	if !ok {
+		return nil, fmt.Errorf("record %q: %w", key, ErrNotFound)
+	}
+	delete(mr.m, key)
+	return r.data, nil
+}
+
+func (mr *memRecords) Delete(_ context.Context, key string) error {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	delete(mr.m, key)
+	return nil
 }

@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/store"
 	"github.com/mcpgen/mcpgen/runtime/store/storetest"
@@ -57,4 +59,28 @@ func TestRegisterTwicePanics(t *testing.T) {
 		}
 	}()
 	store.Register("memory", func(context.Context, *url.URL) (store.Store, error) { return nil, nil })
+}
+
+// TestMemoryRecordsBound: past MaxRecords, new records are refused (not
+// the memory of the process), and expired ones make room.
+func TestMemoryRecordsBound(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := store.NewMemory(store.MemoryOptions{MaxRecords: 3, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	r := m.Records()
+	for i := range 3 {
+		if err := r.Create(ctx, fmt.Sprint("k", i), []byte("x"), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Create(ctx, "k3", []byte("x"), time.Minute); err == nil {
+		t.Fatal("a fourth record was stored past MaxRecords 3")
+	}
+	if err := r.Put(ctx, "k0", []byte("y"), time.Minute); err != nil {
+		t.Errorf("replacing a record at the bound: %v", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if err := r.Create(ctx, "k3", []byte("x"), time.Minute); err != nil {
+		t.Errorf("a record once the others expired: %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 // Package store is the seam between a connector and the state it keeps:
 // sessions, the events kept for stream resumption, notifications between
-// replicas, rate-limit buckets, task records and shared secrets. Each is a
+// replicas, rate-limit buckets, task records, shared secrets and small
+// records with a TTL. Each is a
 // small interface with a written contract; a backend implements all of
 // them behind one Store, and is named by the scheme of a URL the way
 // database/sql names drivers: Open(ctx, "memory://") is the in-process
@@ -49,6 +50,9 @@ type Store interface {
 	Tasks() Tasks
 	// Secrets holds named keys shared by everything using the store.
 	Secrets() Secrets
+	// Records keeps small records with a TTL, created and taken
+	// atomically (flow state such as one-time codes).
+	Records() Records
 	// Close releases what the backend holds (connections, goroutines).
 	// Nothing may be called after it.
 	Close() error

@@ -60,7 +60,13 @@ async function authorize(authURL) {
     if (res.status !== 200) throw new Error(`authorization: ${res.status} at ${next}: ${html.slice(0, 300)}`);
     const action = new URL(html.match(/action="([^"]+)"/)[1], next);
     let body;
-    if (html.includes('name="prompt" value="login"')) {
+    if (html.includes('name="pending"')) {
+      // The consent page of a connector that is its own authorization
+      // server (--auth-upstream): allow, with the form's hidden fields.
+      prompts.push('connector-consent');
+      const field = (n) => html.match(new RegExp(`name="${n}" value="([^"]*)"`))[1];
+      body = new URLSearchParams({ pending: field('pending'), csrf: field('csrf'), action: 'allow' });
+    } else if (html.includes('name="prompt" value="login"')) {
       prompts.push('login');
       body = new URLSearchParams({ prompt: 'login', login: user, password: 'any' });
     } else if (html.includes('name="prompt" value="consent"')) {
@@ -151,6 +157,7 @@ try {
   out.accessToken = provider.tokenSet?.access_token ?? null;
   out.sessionAfter = transport.sessionId ?? null;
   out.whoamiAfter = text(await client.callTool({ name: 'whoami', arguments: {} }));
+  if (process.env.UPSTREAM_USER) out.upstreamUser = text(await client.callTool({ name: 'upstream_user', arguments: {} }));
   out.authorizations = provider.authorizations;
   out.clientId = provider.client?.client_id ?? null;
   await client.close();

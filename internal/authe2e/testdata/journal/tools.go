@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
 
 	"github.com/mcpgen/mcpgen"
 )
@@ -49,4 +52,35 @@ func PrivateJournal(ctx context.Context) (string, error) {
 //mcpgen:prompt scope="notes:write"
 func ReviewJournal(ctx context.Context) (string, error) {
 	return "PRIVATE-REVIEW for " + mcpgen.Auth(ctx).Subject, nil
+}
+
+// UpstreamUser calls the upstream identity provider as the caller, with the
+// upstream access token the connector keeps for them (--auth-upstream),
+// and returns who the provider's userinfo endpoint says they are.
+//
+//mcpgen:tool readonly
+func UpstreamUser(ctx context.Context) (string, error) {
+	id := mcpgen.Auth(ctx)
+	if id == nil {
+		return "", errors.New("no caller: the connector runs without auth")
+	}
+	tok, err := id.UpstreamToken(ctx)
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, os.Getenv("UPSTREAM_USERINFO"), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var v struct{ Sub string }
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return "", fmt.Errorf("userinfo answered %s: %v", resp.Status, err)
+	}
+	return "upstream says " + v.Sub, nil
 }
