@@ -96,7 +96,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// no answer: end them, so closing the session does not wait.
 			e.asks.cancelSession(sid, errSessionClosed)
 		}
-		e.sessions.ServeHTTP(&sessionWriter{ResponseWriter: w}, r)
+		sw := &sessionWriter{ResponseWriter: w, id: json.RawMessage("null")}
+		if shape, single := shapeOf(body); single && validID(shape.ID) {
+			sw.id = shape.ID
+		}
+		e.sessions.ServeHTTP(sw, r)
 		return
 	}
 	if body != nil && !isInitialize(body) {
@@ -196,12 +200,13 @@ func writeJSONRPCErrorID(w http.ResponseWriter, status int, id json.RawMessage, 
 type sessionWriter struct {
 	http.ResponseWriter
 	replaced bool
+	id       json.RawMessage // the request's id, null when it has none
 }
 
 func (w *sessionWriter) WriteHeader(code int) {
 	if code == http.StatusNotFound && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.replaced = true
-		writeJSONRPCError(w.ResponseWriter, code, &jsonrpc.Error{
+		writeJSONRPCErrorID(w.ResponseWriter, code, w.id, &jsonrpc.Error{
 			Code:    CodeSessionNotFound,
 			Message: "Session not found: it expired or was closed; start a new session with initialize",
 		})

@@ -30,11 +30,13 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 
-	tools       map[string]*tool // by name, immutable after NewServer
-	resources   map[string]*Resource
-	templates   []*resourceTemplate
-	prompts     map[string]*Prompt
-	completions map[completionKey]CompletionHandler
+	tools     map[string]*tool // by name, immutable after NewServer
+	resources map[string]*Resource
+	templates []*resourceTemplate
+	prompts   map[string]*Prompt
+	// hiddenPrompts are the prompts SetPromptEnabled took off the list.
+	hiddenPrompts map[string]bool
+	completions   map[completionKey]CompletionHandler
 
 	stateKey []byte // signs requestState of multi-round-trip tool calls
 	asks     *askRegistry
