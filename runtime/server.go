@@ -34,6 +34,7 @@ type Server struct {
 	resources map[string]*Resource
 	templates []*resourceTemplate
 	prompts   map[string]*Prompt
+	tasks     *taskRunner // tasks.go; nil without task tools
 	// hiddenPrompts are the prompts SetPromptEnabled took off the list.
 	hiddenPrompts map[string]bool
 	completions   map[completionKey]CompletionHandler
@@ -59,6 +60,7 @@ type options struct {
 	maxResultChars int
 	stateless      bool
 	eventStore     mcp.EventStore
+	taskStore      TaskStore // tasks.go; nil: in-process
 	noEventStore   bool
 	instructions   string
 	openAI         bool
@@ -130,6 +132,13 @@ func WithAllowedOrigins(origins ...string) Option {
 // WithPageSize sets how many items one page of tools/list, resources/list
 // and prompts/list holds.
 func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
+
+// WithTaskStore keeps the records of tasks in store instead of in
+// process (the default holds 10000 tasks), so that any replica can answer
+// for a task.
+func WithTaskStore(store TaskStore) Option {
+	return func(o *options) { o.taskStore = store }
+}
 
 // WithStateKey sets the secret that signs the requestState of tool calls
 // that ask the client questions under MCP 2026-07-28 (a random key per
@@ -249,6 +258,14 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if name == "" {
 		name = "mcpgen-connector"
 	}
+	for i := range app.Tools {
+		if app.Tools[i].Task != TaskNever {
+			// server/discover lists the tasks extension (tasks.go).
+			sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+				Extensions: map[string]any{TasksExtension: map[string]any{}}}
+			break
+		}
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
 	s.initFast(name, version) // fastpath.go
 	s.use(s.requestLog)       // reqlog.go
@@ -354,6 +371,7 @@ func (s *Server) newHandler() http.Handler {
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*
 	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
 	switch {
 	case s.opts.devFrontKey != "":

@@ -15,6 +15,51 @@ func mcpgenApp() *runtime.App {
 		Name: "everything",
 		Tools: []runtime.Tool{
 			{
+				Name:        "confirm_delete",
+				Title:       "Confirm delete",
+				Description: "Asks the user to confirm before it deletes a file: the\ntask waits in input_required until the answer comes (tasks/update).",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"DeleteInput names the file confirm_delete deletes.","type":"object","properties":{"filename":{"description":"The file to delete.","type":"string"}},"required":["filename"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn DeleteInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return ConfirmDelete(mcpgenCtx, mcpgenIn)
+				},
+			},
+			{
+				Name:        "failing_job",
+				Title:       "Failing job",
+				Description: "Always fails after a second, as a tool error: the task\ncompletes with an isError result. It runs only as a task.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Task:        runtime.TaskRequired,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return FailingJob(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "greet",
+				Title:       "Greet",
+				Description: "Greets someone, at once (never a task).",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"GreetInput names whom greet greets.","type":"object","properties":{"name":{"description":"Whom to greet.","type":"string"}},"required":["name"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn GreetInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return Greet(mcpgenIn)
+				},
+			},
+			{
 				Name:        "json_schema_2020_12_tool",
 				Title:       "JSON Schema 2020-12 input",
 				Description: "Takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
@@ -28,6 +73,48 @@ func mcpgenApp() *runtime.App {
 						return nil, mcpgenErr
 					}
 					return JSONSchemaTool(mcpgenIn)
+				},
+			},
+			{
+				Name:        "multi_input",
+				Title:       "Two questions",
+				Description: "Asks two questions at once; the task waits until both\nare answered, one tasks/update at a time or together.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return MultiInput(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "protocol_error_job",
+				Title:       "Protocol error job",
+				Description: "Fails with a protocol error (JSON-RPC internal error):\nthe task ends failed, with the error.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return ProtocolErrorJob()
+				},
+			},
+			{
+				Name:        "slow_compute",
+				Title:       "Slow computation",
+				Description: "Works for the given number of seconds, then answers; a\ncancelled task stops at once.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"SlowInput says how long slow_compute works.","type":"object","properties":{"seconds":{"description":"How long to work, in seconds.","type":"number","minimum":0,"maximum":3600},"label":{"description":"A label echoed in the result.","type":"string"}},"required":["seconds"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn SlowInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return SlowCompute(mcpgenCtx, mcpgenIn)
 				},
 			},
 			{
