@@ -284,6 +284,13 @@ func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTa
 			continue
 		}
 		result, merr := json.Marshal(res)
+		if merr == nil && !bytes.Contains(result, []byte(`"resultType"`)) && len(result) > 1 {
+			// The inlined result is a complete CallToolResult of 2026-07-28.
+			result = append([]byte(`{"resultType":"complete",`), result[1:]...)
+			if string(result) == `{"resultType":"complete",}` {
+				result = []byte(`{"resultType":"complete"}`)
+			}
+		}
 		tr.finish(id, func(rec *TaskRecord) {
 			if merr != nil {
 				rec.Status, rec.Message = TaskFailed, merr.Error()
