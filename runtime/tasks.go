@@ -66,6 +66,19 @@ type runningTask struct {
 	ready   chan struct{}        // closed when every question has an answer
 }
 
+// taskProgressKey carries, in a task's ctx, what records its progress.
+type taskProgressKey struct{}
+
+// TaskProgress records msg as the statusMessage of the task ctx runs,
+// and reports whether ctx runs one (mcpgen.Progress calls it).
+func TaskProgress(ctx context.Context, msg string) bool {
+	f, ok := ctx.Value(taskProgressKey{}).(func(string))
+	if ok {
+		f(msg)
+	}
+	return ok
+}
+
 // errTaskCancelled is the cause of a task's ctx when tasks/cancel ended it.
 var errTaskCancelled = errors.New("the task was cancelled")
 
@@ -236,6 +249,13 @@ func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[st
 	tr.mu.Unlock()
 	params := &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments}
 	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header.Clone()}
+	ctx = context.WithValue(ctx, taskProgressKey{}, func(msg string) {
+		tr.edit(rec.ID, func(r *TaskRecord) {
+			if r.Status == TaskWorking {
+				r.Message = msg
+			}
+		})
+	})
 	go func() {
 		defer stop()
 		defer func() {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -47,17 +48,20 @@ func taskPost(t *testing.T, url, token, method, name, params string) (int, map[s
 // TestTaskVisibleOnlyToItsSubject checks that with authorization on, a task
 // answers tasks/get and tasks/cancel only for the token subject that
 // created it: to anyone else it is an unknown task (-32602), and their
-// cancel does not end it.
+// cancel does not end it. It also checks that mcpgen.Progress in a task
+// sets the task's statusMessage.
 func TestTaskVisibleOnlyToItsSubject(t *testing.T) {
 	verify := func(_ context.Context, token string, _ *http.Request) (*runtime.Identity, error) {
 		return &runtime.Identity{Subject: token, Expiry: time.Now().Add(time.Minute)}, nil
 	}
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{}, 1)
 	defer close(release)
 	app := authApp()
 	app.Tools = append(app.Tools, runtime.Tool{Name: "report", Description: "Writes a report.", InputSchema: emptyInput,
 		Result: runtime.ResultText, Annotations: runtime.Annotations{ReadOnly: true}, Task: runtime.TaskOptional,
 		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+			mcpgen.Progress(ctx, 1, 2, "")
+			started <- struct{}{}
 			select {
 			case <-release:
 			case <-ctx.Done():
@@ -73,6 +77,7 @@ func TestTaskVisibleOnlyToItsSubject(t *testing.T) {
 	if status != http.StatusOK || res["resultType"] != "task" || id == "" {
 		t.Fatalf("creating a task: %d %v", status, created)
 	}
+	<-started
 	for _, method := range []string{"tasks/get", "tasks/cancel"} {
 		status, got := taskPost(t, url, "mallory", method, id, fmt.Sprintf(`"taskId":%q`, id))
 		e, _ := got["error"].(map[string]any)
@@ -81,7 +86,8 @@ func TestTaskVisibleOnlyToItsSubject(t *testing.T) {
 		}
 	}
 	status, got := taskPost(t, url, "alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
-	if r, _ := got["result"].(map[string]any); status != http.StatusOK || r["status"] != "working" {
-		t.Errorf("tasks/get by its subject: %d %v, want working (another's cancel must not end it)", status, got)
+	// mcpgen.Progress in a task is its statusMessage.
+	if r, _ := got["result"].(map[string]any); status != http.StatusOK || r["status"] != "working" || r["statusMessage"] != "1 of 2" {
+		t.Errorf("tasks/get by its subject: %d %v, want working with statusMessage \"1 of 2\" (another's cancel must not end it)", status, got)
 	}
 }
