@@ -55,6 +55,7 @@ type taskRunner struct {
 
 	mu      sync.Mutex
 	running map[string]*runningTask
+	editMu  sync.Mutex // serializes edit
 }
 
 // runningTask is a task whose handler runs in this process.
@@ -408,8 +409,11 @@ func (tr *taskRunner) cancel(rec *TaskRecord) {
 	tr.finish(rec.ID, func(r *TaskRecord) { r.Status, r.Message = TaskCancelled, errTaskCancelled.Error() })
 }
 
-// edit changes a task's record unless it has ended.
+// edit changes a task's record unless it has ended. Edits in this process
+// are serialized, so that a late one cannot undo an ending.
 func (tr *taskRunner) edit(id string, change func(*TaskRecord)) {
+	tr.editMu.Lock()
+	defer tr.editMu.Unlock()
 	ctx := context.Background()
 	rec, err := tr.store.Get(ctx, id)
 	if err != nil || rec.Status.Terminal() {
