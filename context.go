@@ -96,8 +96,21 @@ func attrValue(v slog.Value) any {
 // Progress reports how far the current request has come
 // (notifications/progress): progress should grow with every call; total is
 // 0 when unknown; msg may be empty. It does nothing when the client asked
-// for no progress (sent no progress token) or outside a handler.
+// for no progress (sent no progress token) or outside a handler. In a tool
+// running as a task, it sets the task's statusMessage instead (msg, or
+// "progress of total").
 func Progress(ctx context.Context, progress, total float64, msg string) error {
+	status := msg
+	if status == "" {
+		status = fmt.Sprintf("%g", progress)
+		if total > 0 {
+			status = fmt.Sprintf("%g of %g", progress, total)
+		}
+	}
+	if runtime.TaskProgress(ctx, status) {
+		// In a task, progress is the task's status message (tasks/get).
+		return nil
+	}
 	c := runtime.CallFrom(ctx)
 	if c == nil || c.Session == nil {
 		return nil

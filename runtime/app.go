@@ -82,6 +82,9 @@ type Tool struct {
 	// in every session, also those whose client can be asked. The zero
 	// value is the conservative one: the handler might ask.
 	NeverAsks bool
+	// Task says whether the tool runs as a task (tasks.go): TaskNever (the
+	// zero value), TaskOptional or TaskRequired.
+	Task TaskSupport
 }
 
 // ResourceHandler binds the template variables (nil for a fixed URI) into

@@ -27,6 +27,7 @@ type Call struct {
 	answers map[string]json.RawMessage // answers of earlier rounds, by request id
 	asked   int                        // questions asked so far in this run
 	pending mcp.InputRequestMap        // questions not yet answered
+	used    map[string]bool            // answers the handler read in this run
 }
 
 // ProgressToken returns the request's progress token with its JSON type

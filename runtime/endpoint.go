@@ -39,7 +39,19 @@ type endpoint struct {
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	v := r.Header.Get("Mcp-Protocol-Version")
 	if v != "" && !slices.Contains(e.versions, v) {
-		e.unsupportedVersion(w, v)
+		// The answer carries the request's id, as every error answer must;
+		// null only when the body is not one readable request.
+		id := json.RawMessage("null")
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, ok := e.readBody(w, r)
+			if !ok {
+				return
+			}
+			if shape, single := shapeOf(body); single && validID(shape.ID) {
+				id = shape.ID
+			}
+		}
+		e.unsupportedVersion(w, v, id)
 		return
 	}
 	var body []byte // a POST's body, read once
@@ -84,7 +96,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// no answer: end them, so closing the session does not wait.
 			e.asks.cancelSession(sid, errSessionClosed)
 		}
-		e.sessions.ServeHTTP(&sessionWriter{ResponseWriter: w}, r)
+		sw := &sessionWriter{ResponseWriter: w, id: json.RawMessage("null")}
+		if shape, single := shapeOf(body); single && validID(shape.ID) {
+			sw.id = shape.ID
+		}
+		e.sessions.ServeHTTP(sw, r)
 		return
 	}
 	if body != nil && !isInitialize(body) {
@@ -183,9 +199,9 @@ func isInitialize(body []byte) bool {
 // unsupportedVersion answers a request whose MCP-Protocol-Version header
 // names no version this server speaks: 400, with the JSON-RPC error
 // 2026-07-28 defines (it lists the supported versions).
-func (e *endpoint) unsupportedVersion(w http.ResponseWriter, v string) {
+func (e *endpoint) unsupportedVersion(w http.ResponseWriter, v string, id json.RawMessage) {
 	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: e.versions, Requested: v})
-	writeJSONRPCError(w, http.StatusBadRequest, &jsonrpc.Error{
+	writeJSONRPCErrorID(w, http.StatusBadRequest, id, &jsonrpc.Error{
 		Code:    mcp.CodeUnsupportedProtocolVersion,
 		Message: fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(e.versions, ", ")),
 		Data:    data,
@@ -195,11 +211,13 @@ func (e *endpoint) unsupportedVersion(w http.ResponseWriter, v string) {
 // writeJSONRPCError writes a JSON-RPC error response with a null id: the
 // request was refused before its body was read.
 func writeJSONRPCError(w http.ResponseWriter, status int, e *jsonrpc.Error) {
-	body, _ := json.Marshal(struct {
-		JSONRPC string         `json:"jsonrpc"`
-		ID      *int           `json:"id"`
-		Error   *jsonrpc.Error `json:"error"`
-	}{"2.0", nil, e})
+	writeJSONRPCErrorID(w, status, json.RawMessage("null"), e)
+}
+
+// writeJSONRPCErrorID writes a JSON-RPC error response answering the
+// request whose id is id.
+func writeJSONRPCErrorID(w http.ResponseWriter, status int, id json.RawMessage, e *jsonrpc.Error) {
+	body := errorResponse(id, e)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")
@@ -213,12 +231,13 @@ func writeJSONRPCError(w http.ResponseWriter, status int, e *jsonrpc.Error) {
 type sessionWriter struct {
 	http.ResponseWriter
 	replaced bool
+	id       json.RawMessage // the request's id, null when it has none
 }
 
 func (w *sessionWriter) WriteHeader(code int) {
 	if code == http.StatusNotFound && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.replaced = true
-		writeJSONRPCError(w.ResponseWriter, code, &jsonrpc.Error{
+		writeJSONRPCErrorID(w.ResponseWriter, code, w.id, &jsonrpc.Error{
 			Code:    CodeSessionNotFound,
 			Message: "Session not found: it expired or was closed; start a new session with initialize",
 		})

@@ -230,8 +230,10 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return false
 		}
 		t, ok := f.s.tools[params.Name]
-		if !ok {
-			return false // the go-sdk's unknown-tool error
+		if !ok || t.hidden.Load() || t.headerParams {
+			// The go-sdk's unknown-tool error; or its check of the
+			// Mcp-Param headers of the tool's arguments (SEP-2243).
+			return false
 		}
 		meta, name, mayAsk, mayLog = params.Meta, params.Name, !t.def.NeverAsks, true
 		mreq = &mcp.CallToolRequest{Params: &params, Extra: extra}
@@ -390,7 +392,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return true // the answer was an event stream already
 		}
 		wh["Content-Type"] = []string{"application/json"}
-		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(errorStatus(stateless, err))
 		w.Write(out)
 		return true
 	}
@@ -876,6 +878,23 @@ func textSize(res *mcp.CallToolResult) int {
 func appendString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s)
 	return append(b, q...)
+}
+
+// errorStatus is the HTTP status of an answer: under MCP 2026-07-28 an
+// error answers with the status SEP-2575 gives its code, as the go-sdk
+// does (400 for -32602 and -32021, 404 for -32601); else 200.
+func errorStatus(stateless bool, err error) int {
+	var we *jsonrpc.Error
+	if !stateless || !errors.As(err, &we) {
+		return http.StatusOK
+	}
+	switch we.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // errorResponse encodes a JSON-RPC error response; an error that is not a

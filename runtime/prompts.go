@@ -23,18 +23,7 @@ func (s *Server) addPrompt(p *Prompt, errs *errList) {
 		return
 	}
 	s.prompts[p.Name] = p
-	mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
-	if len(p.Scopes) > 0 {
-		mp.Meta = mcp.Meta{ScopesMetaKey: p.Scopes}
-	}
-	for _, a := range p.Arguments {
-		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{
-			Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required,
-		})
-	}
-	s.mcp.AddPrompt(mp, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return s.getPrompt(ctx, req, p)
-	})
+	s.addSDKPrompt(p) // dynamic.go
 }
 
 func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, p *Prompt) (res *mcp.GetPromptResult, err error) {
@@ -57,7 +46,11 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, p *Pr
 			Message: fmt.Sprintf("prompt %q: missing required argument %s", p.Name, strings.Join(missing, ", ")),
 		}
 	}
-	ctx = withCall(ctx, &Call{Server: s, Session: req.Session, Request: req, Prompt: p.Name})
+	c := &Call{Server: s, Session: req.Session, Request: req, Prompt: p.Name}
+	if err := s.prepareRounds(c, "prompt "+p.Name, req.Params.RequestState, req.Params.InputResponses); err != nil {
+		return nil, err
+	}
+	ctx = withCall(ctx, c)
 	defer func() {
 		if r := recover(); r != nil {
 			s.logger.Error("panic in prompt", "prompt", p.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -65,6 +58,16 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, p *Pr
 		}
 	}()
 	v, err := p.Handler(ctx, args)
+	if c.mrtr {
+		// The handler asked the client something: the answer to prompts/get
+		// is the question (MCP 2026-07-28 multi-round trip).
+		if pending, state, perr := s.pendingRound(c, "prompt "+p.Name); pending != nil || perr != nil {
+			if perr != nil {
+				return nil, perr
+			}
+			return &mcp.GetPromptResult{InputRequests: pending, RequestState: state}, nil
+		}
+	}
 	if err != nil {
 		var we *jsonrpc.Error
 		if errors.As(err, &we) {

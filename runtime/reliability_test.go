@@ -6,6 +6,7 @@ package runtime_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -201,19 +202,58 @@ func askClient(t *testing.T, url, version string, copts *mcp.ClientOptions) *mcp
 }
 
 // TestAskNeedsCapability checks that a client that did not declare
-// sampling or elicitation is never sent such a request: the tool gets an
-// error it turns into an isError result.
+// sampling or elicitation is never sent such a request: at 2025-11-25 the
+// tool gets an error it turns into an isError result; at 2026-07-28 the
+// call fails with -32021 naming the capability (SEP-2575).
 func TestAskNeedsCapability(t *testing.T) {
 	url := serveHTTP(t, testApp(newProbe()))
-	for _, v := range []string{"2025-11-25", "2026-07-28"} {
-		cs := askClient(t, url, v, nil)
-		for tool, want := range map[string]string{"sample": "sampling capability", "book": "elicitation capability"} {
-			res := call(t, cs, tool, nil)
-			if !res.IsError || !strings.Contains(textOf(t, res), want) {
-				t.Errorf("%s %s without the capability: %v %q", v, tool, res.IsError, textOf(t, res))
-			}
+	caps := map[string]string{"sample": "sampling", "book": "elicitation"}
+	cs := askClient(t, url, "2025-11-25", nil)
+	for tool, want := range caps {
+		res := call(t, cs, tool, nil)
+		if !res.IsError || !strings.Contains(textOf(t, res), want+" capability") {
+			t.Errorf("2025-11-25 %s without the capability: %v %q", tool, res.IsError, textOf(t, res))
 		}
 	}
+	for tool, want := range caps {
+		status, body := postStateless(t, url, tool)
+		var msg struct {
+			Error *struct {
+				Code int `json:"code"`
+				Data struct {
+					RequiredCapabilities map[string]any `json:"requiredCapabilities"`
+				} `json:"data"`
+			} `json:"error"`
+		}
+		json.Unmarshal(body, &msg)
+		if status != http.StatusBadRequest || msg.Error == nil || msg.Error.Code != -32021 || len(msg.Error.Data.RequiredCapabilities) != 1 || msg.Error.Data.RequiredCapabilities[want] == nil {
+			t.Errorf("2026-07-28 %s without the capability: HTTP %d %s", tool, status, body)
+		}
+	}
+}
+
+// postStateless calls tool at MCP 2026-07-28 from a client that declares
+// no capability, and returns the HTTP status and body of the answer.
+func postStateless(t *testing.T, url, tool string) (int, []byte) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if i := bytes.Index(b, []byte("data: ")); i >= 0 {
+		b = bytes.TrimSpace(b[i+len("data: "):])
+	}
+	return resp.StatusCode, b
 }
 
 // TestAskClientError checks that a client's error answer to sampling is
@@ -479,6 +519,14 @@ func TestReliabilityHTTP(t *testing.T) {
 		}
 		if tc.code != 0 && (!isRPC || r.Error.Code != tc.code) {
 			t.Errorf("%s: %.300s, want JSON-RPC error %d", tc.name, body, tc.code)
+		}
+		// Every error answer carries the request's id when it has one
+		// (SEP-2575: sep-2575-http-server-error-jsonrpc-id).
+		var sent struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if isRPC && json.Unmarshal([]byte(tc.body), &sent) == nil && len(sent.ID) > 0 && string(sent.ID) != "null" && string(r.ID) != string(sent.ID) {
+			t.Errorf("%s: the error answers id %s, want %s: %.300s", tc.name, r.ID, sent.ID, body)
 		}
 	}
 	// Both eras still serve.

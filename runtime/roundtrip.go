@@ -65,6 +65,8 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 			res, err = c.Session.CreateMessage(ctx, p)
 		case *mcp.CreateMessageWithToolsParams:
 			res, err = c.Session.CreateMessageWithTools(ctx, p)
+		case *mcp.ListRootsParams:
+			res, err = c.Session.ListRoots(ctx, p)
 		}
 		if err != nil {
 			return nil, askError(ctx, method, timeout, err)
@@ -74,11 +76,18 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.canAsk {
-		return nil, errors.New("mcpgen: under MCP 2026-07-28, only tool handlers can ask the client (elicitation, sampling)")
+		return nil, errors.New("mcpgen: under MCP 2026-07-28, only tool and prompt handlers can ask the client (elicitation, sampling, roots)")
 	}
 	c.asked++
 	id := "mcpgen-" + strconv.Itoa(c.asked)
+	if k, ok := ctx.Value(inputKeyCtx{}).(string); ok && k != "" {
+		id = k
+	}
 	if raw, ok := c.answers[id]; ok {
+		if c.used == nil {
+			c.used = map[string]bool{}
+		}
+		c.used[id] = true
 		return raw, nil
 	}
 	if c.pending == nil {
@@ -92,28 +101,71 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 // declare the capability it needs: a client is never sent a request it
 // said it cannot answer.
 func (c *Call) askable(req mcp.InputRequest) (string, error) {
-	var caps *mcp.ClientCapabilities
-	if r, ok := c.Request.(interface {
-		ClientCapabilities() *mcp.ClientCapabilities
-	}); ok {
-		caps = r.ClientCapabilities()
-	}
-	if caps == nil {
-		caps = &mcp.ClientCapabilities{}
-	}
+	caps := c.ClientCapabilities()
 	switch req.(type) {
 	case *mcp.ElicitParams:
 		if caps.Elicitation == nil {
-			return "", errors.New("mcpgen: the client did not declare the elicitation capability, so it cannot be asked for input; ask in the tool's arguments or result instead")
+			return "", c.missingCapability("elicitation",
+				"mcpgen: the client did not declare the elicitation capability, so it cannot be asked for input; ask in the tool's arguments or result instead")
 		}
 		return "elicitation/create", nil
 	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
 		if caps.Sampling == nil {
-			return "", errors.New("mcpgen: the client did not declare the sampling capability, so it cannot be asked to sample a model")
+			return "", c.missingCapability("sampling",
+				"mcpgen: the client did not declare the sampling capability, so it cannot be asked to sample a model")
 		}
 		return "sampling/createMessage", nil
+	case *mcp.ListRootsParams:
+		if caps.RootsV2 == nil {
+			return "", c.missingCapability("roots",
+				"mcpgen: the client did not declare the roots capability, so it cannot be asked for its roots")
+		}
+		return "roots/list", nil
 	}
 	return "", fmt.Errorf("mcpgen: cannot ask the client %T", req)
+}
+
+// ClientCapabilities returns what the client declared it can do: in this
+// request's _meta under MCP 2026-07-28, at initialize before. It is never
+// nil.
+func (c *Call) ClientCapabilities() *mcp.ClientCapabilities {
+	var caps *mcp.ClientCapabilities
+	if c != nil {
+		if r, ok := c.Request.(interface {
+			ClientCapabilities() *mcp.ClientCapabilities
+		}); ok {
+			caps = r.ClientCapabilities()
+		}
+	}
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	return caps
+}
+
+// missingCapability is the error of a question the client cannot answer.
+// Under MCP 2026-07-28 it is the protocol's error -32021 naming the
+// capability (the request fails, HTTP 400); before, the tool's handler
+// gets it as a plain error and the client an isError result.
+func (c *Call) missingCapability(need, msg string) error {
+	if !c.mrtr {
+		return errors.New(msg)
+	}
+	// The data names the capability as the client would declare it,
+	// {"requiredCapabilities": {"sampling": {}}}.
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{need: struct{}{}}})
+	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: strings.TrimPrefix(msg, "mcpgen: "), Data: data}
+}
+
+// inputKeyCtx carries the id the next question takes (WithInputKey).
+type inputKeyCtx struct{}
+
+// WithInputKey returns ctx under which the next question a handler asks
+// takes key as its id in the input-required result (MCP 2026-07-28)
+// instead of the runtime's own "mcpgen-N". The client answers under the
+// same key; keys must differ within one call.
+func WithInputKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, inputKeyCtx{}, key)
 }
 
 // errSessionClosed ends the questions of a session the client closed.
@@ -260,21 +312,29 @@ func (s *Server) openState(tool, state string) (map[string]json.RawMessage, erro
 	return st.Answers, nil
 }
 
-// prepareRounds loads the answers of earlier rounds into c.
+// prepareRounds loads the answers of earlier rounds into c. A requestState
+// this server did not issue, or issued for another call, is refused with
+// -32602: the client (or someone on the way) changed it.
 func (t *tool) prepareRounds(c *Call, p *mcp.CallToolParamsRaw) error {
+	return t.s.prepareRounds(c, "tool "+t.def.Name, p.RequestState, p.InputResponses)
+}
+
+// prepareRounds loads into c the answers of earlier rounds of the call of
+// what (a tool or a prompt).
+func (s *Server) prepareRounds(c *Call, what, requestState string, responses mcp.InputResponseMap) error {
 	c.mrtr = multiRoundTrip(c.Session)
 	c.canAsk = true
 	if !c.mrtr {
 		return nil
 	}
-	answers, err := t.s.openState(t.def.Name, p.RequestState)
+	answers, err := s.openState(what, requestState)
 	if err != nil {
-		return err
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
-	for id, r := range p.InputResponses {
+	for id, r := range responses {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return fmt.Errorf("inputResponses[%q]: %v", id, err)
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q]: %v", id, err)}
 		}
 		if answers == nil {
 			answers = map[string]json.RawMessage{}
@@ -288,14 +348,33 @@ func (t *tool) prepareRounds(c *Call, p *mcp.CallToolParamsRaw) error {
 // inputRequired returns the input-required result when the handler asked
 // the client something not yet answered, or nil.
 func (t *tool) inputRequired(c *Call) (*mcp.CallToolResult, error) {
+	pending, state, err := t.s.pendingRound(c, "tool "+t.def.Name)
+	if pending == nil || err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{InputRequests: pending, RequestState: state}, nil
+}
+
+// pendingRound returns the questions c's handler asked and the client has
+// not answered yet, with the signed state the client sends back with its
+// answers; nil when there are none.
+func (s *Server) pendingRound(c *Call, what string) (mcp.InputRequestMap, string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pending == nil {
-		return nil, nil
+		return nil, "", nil
 	}
-	state, err := t.s.signState(roundState{Tool: t.def.Name, Answers: c.answers})
+	// Only the answers the handler used travel on: a key the client added
+	// is dropped, so it cannot grow the state round after round.
+	used := map[string]json.RawMessage{}
+	for k, v := range c.answers {
+		if c.used[k] {
+			used[k] = v
+		}
+	}
+	state, err := s.signState(roundState{Tool: what, Answers: used})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return &mcp.CallToolResult{InputRequests: c.pending, RequestState: state}, nil
+	return c.pending, state, nil
 }

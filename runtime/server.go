@@ -33,11 +33,14 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 
-	tools       map[string]*tool // by name, immutable after NewServer
-	resources   map[string]*Resource
-	templates   []*resourceTemplate
-	prompts     map[string]*Prompt
-	completions map[completionKey]CompletionHandler
+	tools     map[string]*tool // by name, immutable after NewServer
+	resources map[string]*Resource
+	templates []*resourceTemplate
+	prompts   map[string]*Prompt
+	tasks     *taskRunner // tasks.go; nil without task tools
+	// hiddenPrompts are the prompts SetPromptEnabled took off the list.
+	hiddenPrompts map[string]bool
+	completions   map[completionKey]CompletionHandler
 
 	stateKey []byte // signs requestState of multi-round-trip tool calls
 	asks     *askRegistry
@@ -70,6 +73,7 @@ type options struct {
 	stateless      bool
 	eventStore     mcp.EventStore
 	state          store.Store
+	taskStore      TaskStore // tasks.go; nil: in-process
 	noEventStore   bool
 	instructions   string
 	openAI         bool
@@ -151,6 +155,13 @@ func WithAllowedOrigins(origins ...string) Option {
 // WithPageSize sets how many items one page of tools/list, resources/list
 // and prompts/list holds.
 func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
+
+// WithTaskStore keeps the records of tasks in store instead of in
+// process (the default holds 10000 tasks), so that any replica can answer
+// for a task.
+func WithTaskStore(store TaskStore) Option {
+	return func(o *options) { o.taskStore = store }
+}
 
 // WithStateKey sets the secret that signs the requestState of tool calls
 // that ask the client questions under MCP 2026-07-28. By default it is a
@@ -279,6 +290,14 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if name == "" {
 		name = "mcpgen-connector"
 	}
+	for i := range app.Tools {
+		if app.Tools[i].Task != TaskNever {
+			// server/discover lists the tasks extension (tasks.go).
+			sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+				Extensions: map[string]any{TasksExtension: map[string]any{}}}
+			break
+		}
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
 	s.initFast(name, version) // fastpath.go
 	s.use(s.requestLog)       // reqlog.go
@@ -386,6 +405,7 @@ func (s *Server) newHandler() http.Handler {
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*
 	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
 	return s.protect(h)
 }

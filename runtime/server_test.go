@@ -814,9 +814,10 @@ func TestMultiRoundTrip(t *testing.T) {
 	// A forged state is refused: it carries the earlier answers.
 	forged := []byte(state)
 	forged[3] ^= 1
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}, RequestState: string(forged), InputResponses: answer})
-	if err != nil || !res.IsError || !strings.HasPrefix(textOf(t, res), "invalid requestState") {
-		t.Errorf("forged state: %v %+v", err, res)
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}, RequestState: string(forged), InputResponses: answer})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(je.Message, "invalid requestState") {
+		t.Errorf("forged state: %v", err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "interview", Arguments: map[string]any{}, RequestState: state, InputResponses: answer})
 	if err != nil || res.NeedsInput() || textOf(t, res) != "Bo: hi Bo" {

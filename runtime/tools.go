@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,8 +27,12 @@ type tool struct {
 	input    json.RawMessage
 	output   json.RawMessage
 	maxChars int
-	explicit bool // the cap was set by the App or the tool: advertise it
-	defaults bool // the input schema declares defaults
+	explicit bool        // the cap was set by the App or the tool: advertise it
+	defaults bool        // the input schema declares defaults
+	hidden   atomic.Bool // taken off the list by SetToolEnabled
+	// headerParams: the input schema mirrors arguments into Mcp-Param
+	// headers (x-mcp-header), which the go-sdk checks.
+	headerParams bool
 
 	resolveOnce sync.Once
 	resolved    *jsonschema.Resolved
@@ -67,7 +72,8 @@ func (s *Server) addTool(t *Tool, errs *errList) {
 			return
 		}
 	}
-	tt := &tool{s: s, def: t, input: in, output: out, defaults: bytes.Contains(in, []byte(`"default"`))}
+	tt := &tool{s: s, def: t, input: in, output: out, defaults: bytes.Contains(in, []byte(`"default"`)),
+		headerParams: bytes.Contains(in, []byte(`"x-mcp-header"`))}
 	switch {
 	case t.MaxResultChars > 0:
 		tt.maxChars, tt.explicit = t.MaxResultChars, true
@@ -104,7 +110,7 @@ func objectSchema(src string) (json.RawMessage, error) {
 func (s *Server) sortedTools() []*tool {
 	ts := make([]*tool, 0, len(s.tools))
 	for i := range s.app.Tools {
-		if t, ok := s.tools[s.app.Tools[i].Name]; ok && t.def == &s.app.Tools[i] {
+		if t, ok := s.tools[s.app.Tools[i].Name]; ok && t.def == &s.app.Tools[i] && !t.hidden.Load() {
 			ts = append(ts, t)
 		}
 	}
@@ -181,7 +187,7 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	c := &Call{Server: t.s, Session: req.Session, Request: req, Tool: t.def.Name}
 	if err := t.prepareRounds(c, req.Params); err != nil {
-		return errorResult(err.Error()), nil
+		return nil, err
 	}
 	ctx = withCall(ctx, c)
 	var v any

@@ -15,6 +15,51 @@ func mcpgenApp() *runtime.App {
 		Name: "everything",
 		Tools: []runtime.Tool{
 			{
+				Name:        "confirm_delete",
+				Title:       "Confirm delete",
+				Description: "Asks the user to confirm before it deletes a file: the\ntask waits in input_required until the answer comes (tasks/update).",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"DeleteInput names the file confirm_delete deletes.","type":"object","properties":{"filename":{"description":"The file to delete.","type":"string"}},"required":["filename"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn DeleteInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return ConfirmDelete(mcpgenCtx, mcpgenIn)
+				},
+			},
+			{
+				Name:        "failing_job",
+				Title:       "Failing job",
+				Description: "Always fails after a second, as a tool error: the task\ncompletes with an isError result. It runs only as a task.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Task:        runtime.TaskRequired,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return FailingJob(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "greet",
+				Title:       "Greet",
+				Description: "Greets someone, at once (never a task).",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"GreetInput names whom greet greets.","type":"object","properties":{"name":{"description":"Whom to greet.","type":"string"}},"required":["name"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn GreetInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return Greet(mcpgenIn)
+				},
+			},
+			{
 				Name:        "json_schema_2020_12_tool",
 				Title:       "JSON Schema 2020-12 input",
 				Description: "Takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
@@ -31,6 +76,48 @@ func mcpgenApp() *runtime.App {
 				},
 			},
 			{
+				Name:        "multi_input",
+				Title:       "Two questions",
+				Description: "Asks two questions at once; the task waits until both\nare answered, one tasks/update at a time or together.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return MultiInput(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "protocol_error_job",
+				Title:       "Protocol error job",
+				Description: "Fails with a protocol error (JSON-RPC internal error):\nthe task ends failed, with the error.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return ProtocolErrorJob()
+				},
+			},
+			{
+				Name:        "slow_compute",
+				Title:       "Slow computation",
+				Description: "Works for the given number of seconds, then answers; a\ncancelled task stops at once.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"SlowInput says how long slow_compute works.","type":"object","properties":{"seconds":{"description":"How long to work, in seconds.","type":"number","minimum":0,"maximum":3600},"label":{"description":"A label echoed in the result.","type":"string"}},"required":["seconds"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Task:        runtime.TaskOptional,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn SlowInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return SlowCompute(mcpgenCtx, mcpgenIn)
+				},
+			},
+			{
 				Name:        "test_audio_content",
 				Title:       "Audio content",
 				Description: "Returns a short silent WAV recording.",
@@ -40,6 +127,22 @@ func mcpgenApp() *runtime.App {
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestAudioContent()
+				},
+			},
+			{
+				Name:        "test_custom_headers",
+				Title:       "Custom headers",
+				Description: "Runs a query in a region; the region also travels in the\nMcp-Param-Region header, which the server checks against the body.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"RouteInput has arguments a gateway can route on without reading the body: clients mirror them into Mcp-Param headers (SEP-2243).","type":"object","properties":{"region":{"description":"Where to run the query.","type":"string","x-mcp-header":"Region"},"priority":{"description":"Higher runs sooner.","type":"integer","x-mcp-header":"Priority"},"query":{"description":"What to look up.","type":"string"}},"required":["region","query"],"additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					var mcpgenIn RouteInput
+					if mcpgenErr := runtime.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+						return nil, mcpgenErr
+					}
+					return TestCustomHeaders(mcpgenIn)
 				},
 			},
 			{
@@ -116,6 +219,118 @@ func mcpgenApp() *runtime.App {
 				},
 			},
 			{
+				Name:        "test_input_required_result_capabilities",
+				Title:       "Input required: client capabilities",
+				Description: "Asks only what the client declared it can answer: the\nmodel when it samples, the user when it elicits.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultCapabilities(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_elicitation",
+				Title:       "Input required: elicitation",
+				Description: "Asks the user's name, then greets them.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultElicitation(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_list_roots",
+				Title:       "Input required: roots",
+				Description: "Asks the client for its roots and lists them.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultListRoots(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_multi_round",
+				Title:       "Input required: two rounds",
+				Description: "Asks two questions, one round each: the second only\nonce the first is answered.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultMultiRound(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_multiple_inputs",
+				Title:       "Input required: several questions",
+				Description: "Asks three questions at once: a form, the model and the\nroots. Every question is asked before the handler returns, so the client\ngets them in one round.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultMultipleInputs(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_request_state",
+				Title:       "Input required: request state",
+				Description: "Asks for a confirmation; the answer comes back with the\nsigned requestState the runtime issued, which it checks before the handler\nruns again.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultRequestState(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_sampling",
+				Title:       "Input required: sampling",
+				Description: "Asks the client's model a question.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultSampling(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_input_required_result_tampered_state",
+				Title:       "Input required: tampered state",
+				Description: "Asks the same as test_input_required_result_request_state; the suite\nsends back a tampered requestState, which the runtime refuses (-32602).",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestInputRequiredResultTamperedState(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_logging_tool",
+				Title:       "Logging (2026-07-28)",
+				Description: "Logs three messages; a client that asked for no log level\ngets none of them.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestLoggingTool(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_missing_capability",
+				Title:       "Missing capability",
+				Description: "Needs the client's model: a client that did not declare\nsampling gets the protocol's error -32021, not a question it cannot\nanswer.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestMissingCapability(mcpgenCtx)
+				},
+			},
+			{
 				Name:        "test_multiple_content_types",
 				Title:       "Mixed content",
 				Description: "Returns text, an image and an embedded JSON\nresource in one result.",
@@ -125,6 +340,18 @@ func mcpgenApp() *runtime.App {
 				Result:      runtime.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestMultipleContentTypes()
+				},
+			},
+			{
+				Name:        "test_optional_tool",
+				Title:       "Optional tool",
+				Description: "A tool test_trigger_tool_change takes off the list and\nputs back.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				NeverAsks:   true,
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestOptionalTool()
 				},
 			},
 			{
@@ -167,6 +394,17 @@ func mcpgenApp() *runtime.App {
 				},
 			},
 			{
+				Name:        "test_streaming_elicitation",
+				Title:       "Streaming elicitation",
+				Description: "Asks the user a question: under 2026-07-28 the question\nis the tool's result, never a request of its own on the response stream.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestStreamingElicitation(mcpgenCtx)
+				},
+			},
+			{
 				Name:        "test_tool_with_logging",
 				Title:       "Logging",
 				Description: "Sends three log messages while it works.",
@@ -188,6 +426,28 @@ func mcpgenApp() *runtime.App {
 				Result:      runtime.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestToolWithProgress(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_trigger_prompt_change",
+				Title:       "Toggle a prompt",
+				Description: "Takes test_optional_prompt off the prompt list, or puts\nit back, so clients see notifications/prompts/list_changed.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestTriggerPromptChange(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_trigger_tool_change",
+				Title:       "Toggle a tool",
+				Description: "Takes test_optional_tool off the tool list, or puts it\nback, so clients see notifications/tools/list_changed.",
+				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations: runtime.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestTriggerToolChange(mcpgenCtx)
 				},
 			},
 			{
@@ -251,6 +511,22 @@ func mcpgenApp() *runtime.App {
 			},
 		},
 		Prompts: []runtime.Prompt{
+			{
+				Name:        "test_input_required_result_prompt",
+				Description: "A prompt that asks the user what it should be about before\nit is written.",
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
+					return TestInputRequiredResultPrompt(mcpgenCtx)
+				},
+			},
+			{
+				Name:        "test_optional_prompt",
+				Description: "A prompt test_trigger_prompt_change takes off the list and puts back.",
+				Result:      runtime.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
+					return TestOptionalPrompt()
+				},
+			},
 			{
 				Name:        "test_prompt_with_arguments",
 				Description: "A prompt with two arguments.",

@@ -74,6 +74,8 @@ func TestParseErrors(t *testing.T) {
 		{`//mcpgen:complete arg=x`, []string{`1: //mcpgen:complete needs exactly one of prompt= or resource=`}},
 		{`//mcpgen:complete prompt=p`, []string{`1: //mcpgen:complete needs arg=`}},
 		{`//mcpgen:prompt readonly`, []string{`17: unknown option "readonly" for //mcpgen:prompt`}},
+		{`//mcpgen:tool task=always`, []string{`20: invalid task="always"`}},
+		{`//mcpgen:prompt task`, []string{`17: unknown option "task" for //mcpgen:prompt`}},
 		// Several mistakes on one line are all reported.
 		{`//mcpgen:tool readonyl timeout=x name=a!`, []string{`15: unknown option`, `32: invalid timeout`, `39: invalid name`}},
 	} {
@@ -100,6 +102,22 @@ func TestParseErrors(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestTaskOption checks the forms of task= a tool accepts, and that the
+// list of valid options names it.
+func TestTaskOption(t *testing.T) {
+	for _, text := range []string{`//mcpgen:tool readonly task`, `//mcpgen:tool task=required`, `//mcpgen:tool task=optional`} {
+		var diags diag.List
+		if _, ok := Parse(text, at, &diags); !ok || len(diags) != 0 {
+			t.Errorf("%s: %s", text, diags.Render(""))
+		}
+	}
+	var diags diag.List
+	Parse(`//mcpgen:tool tsak`, at, &diags)
+	if len(diags) != 1 || !strings.Contains(diags[0].Hint, "scope, task, timeout") || !strings.Contains(diags[0].Message, `did you mean "task"?`) {
+		t.Errorf("got %s", diags.Render(""))
+	}
+}
 
 func TestUnknownOptionListsValid(t *testing.T) {
 	var diags diag.List

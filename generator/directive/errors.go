@@ -48,4 +48,6 @@ const (
 	hintBadScope       = `write OAuth scopes separated by spaces, e.g. scope="notes:read notes:write"`
 	msgBadRate         = "invalid ratelimit %q: %s"
 	hintBadRate        = "write N/DURATION calls per caller, e.g. ratelimit=10/1m or ratelimit=100/1h"
+	msgBadTask         = "invalid task=%q"
+	hintBadTask        = "write task (the tool may run as a task when the client supports tasks) or task=required (only as a task)"
 )

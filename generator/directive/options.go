@@ -28,6 +28,7 @@ const (
 	viewValue                   // a view name
 	scopeValue                  // space-separated OAuth scopes
 	rateValue                   // N/DURATION
+	taskValue                   // no value (the tool may run as a task) or required
 )
 
 type optSpec struct {
@@ -52,6 +53,7 @@ var options = map[Kind]map[string]optSpec{
 		"maxresult":   {count, "50000"},
 		"scope":       {scopeValue, `"notes:write"`},
 		"ratelimit":   {rateValue, "10/1m"},
+		"task":        {taskValue, "required"},
 	},
 	KindResource: {
 		"uri":   {uriValue, "file:///notes/{id}"},
@@ -128,6 +130,12 @@ func check(d *Directive, diags *diag.List) {
 }
 
 func checkValue(o Option, spec optSpec, diags *diag.List) {
+	if spec.kind == taskValue {
+		if o.HasValue && o.Value != "required" && o.Value != "optional" {
+			diags.Errorf(o.ValuePos, "bad-task", hintBadTask, msgBadTask, o.Value)
+		}
+		return
+	}
 	if spec.kind == flag {
 		if o.HasValue {
 			diags.Errorf(o.Pos, "flag-value", fmt.Sprintf(hintFlagWithValue, o.Name), msgFlagWithValue, o.Name)

@@ -212,6 +212,12 @@ func tool(p *ir.Project, t ir.Tool) jen.Code {
 			jen.Id("Per").Op(":").Add(durationCode(t.RatePerMS)),
 		))
 	}
+	switch t.Task {
+	case "optional":
+		fields = append(fields, jen.Id("Task").Op(":").Qual(runtimePkg, "TaskOptional"))
+	case "required":
+		fields = append(fields, jen.Id("Task").Op(":").Qual(runtimePkg, "TaskRequired"))
+	}
 	fields = append(fields, jen.Id("Result").Op(":").Add(resultKind(t.Sig.Kind)))
 
 	var body []jen.Code

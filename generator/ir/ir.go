@@ -244,6 +244,10 @@ type Tool struct {
 	// 0: no limit of the tool's own.
 	RateLimit int   `json:"rateLimit,omitempty"`
 	RatePerMS int64 `json:"ratePerMs,omitempty"`
+	// Task is "optional" (task: the tool may run as a task when the client
+	// supports tasks) or "required" (task=required: only as a task); ""
+	// for a tool that always answers at once.
+	Task string `json:"task,omitempty"`
 	// NeverAsks is set when the handler was proved to send the client no
 	// request during a call (see generator/parse's asks.go): the runtime
 	// then answers its calls on the fast path in every session.

@@ -297,6 +297,12 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 			t.RateLimit, t.RatePerMS = n, per.Milliseconds()
 		}
 	}
+	if o, has := d.Lookup("task"); has {
+		t.Task = "optional"
+		if o.Value == "required" {
+			t.Task = "required"
+		}
+	}
 	ok := true
 	if o, has := d.Lookup("ui"); has && !p.hasView(o.Value) {
 		hint := fmt.Sprintf(hintNoViews, o.Value)

@@ -102,6 +102,7 @@ func (bd *build) root(t types.Type, at token.Pos) *node {
 			n.defs = append(n.defs, def{name: bd.defNames[k], n: bd.defs[k]})
 		}
 	}
+	bd.checkHeaders(n)
 	bd.runChecks(n)
 	return n
 }

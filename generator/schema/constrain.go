@@ -141,6 +141,8 @@ func fits(n *node, a applies) bool {
 		return t == "string" || t == "integer" || t == "number" || t == "boolean"
 	case toUntyped:
 		return n.untyped()
+	case toHeader:
+		return t == "string" || t == "integer" || t == "boolean"
 	}
 	return false
 }
@@ -283,6 +285,19 @@ func (bd *build) apply(fn *node, opts []option, fc *fctx) (hasDefault bool) {
 				continue
 			}
 			t.format = o.Value
+		case "header":
+			if t != fn {
+				// Only the field's own value can travel in a header, never
+				// an element of an array or a map.
+				bd.errorf(pos, fmt.Sprintf(hintNotApplicable, o.Key, c.applies), "schema-not-applicable", msgNotApplicable,
+					o.Key, fc.name, bd.qualify(fn.gtOr()), jsonKind(fn))
+				continue
+			}
+			if why := headerNameProblem(o.Value); why != "" {
+				bd.errorf(vpos, hintHeaderName, "schema-bad-value", msgBadHeaderName, o.Value, fc.name, why)
+				continue
+			}
+			t.header, t.headerAt, t.headerOf = o.Value, pos, fc.name
 		case "uniqueItems":
 			t.uniqueItems = flag
 		case "deprecated":

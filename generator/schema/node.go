@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"go/token"
 	"go/types"
 	"strconv"
 )
@@ -18,6 +19,9 @@ type node struct {
 	notes       string // enum value notes, appended to desc
 	types       []string
 	format      string
+	header      string    // "x-mcp-header" (SEP-2243)
+	headerAt    token.Pos // where header= was written
+	headerOf    string    // the field header= was written on
 	contentEnc  string
 	enum        []json.RawMessage
 	cnst        json.RawMessage
@@ -250,6 +254,7 @@ func (w *writer) node(n *node) {
 	w.boolField("deprecated", n.deprecated)
 	w.boolField("readOnly", n.readOnly)
 	w.boolField("writeOnly", n.writeOnly)
+	w.strField("x-mcp-header", n.header)
 	if n.defs != nil {
 		w.key("$defs")
 		w.WriteByte('{')

@@ -29,6 +29,7 @@ const (
 	toObject                 // object (maps and structs)
 	toScalar                 // string, number, integer, boolean
 	toUntyped                // only schemas without a JSON type (any, RawMessage, MarshalJSON)
+	toHeader                 // string, integer, boolean: what SEP-2243 lets a client mirror into a header
 )
 
 func (a applies) String() string {
@@ -43,6 +44,8 @@ func (a applies) String() string {
 		return "object"
 	case toScalar:
 		return "string, number, integer and boolean"
+	case toHeader:
+		return "string, integer and boolean (not number: SEP-2243 leaves floats out of headers)"
 	}
 	return "any"
 }
@@ -80,6 +83,7 @@ var constraints = map[string]constraint{
 	"maxLength":        {toString, valCount},
 	"pattern":          {toString, valText},
 	"format":           {toString, valText},
+	"header":           {toHeader, valText},
 	"minItems":         {toArray, valCount},
 	"maxItems":         {toArray, valCount},
 	"uniqueItems":      {toArray, valFlag},
