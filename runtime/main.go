@@ -70,6 +70,10 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	// Sessions, questions to clients, stdio input (protoflags.go).
 	proto := protocolFlags(cl)
 
+	// Replicas: the state store, requestState keys, trusted proxies
+	// (storeflags.go).
+	sh := sharedFlags(cl)
+
 	cl.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
 		cl.fs.PrintDefaults()
@@ -117,6 +121,14 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
+
+	shOpts, closeStore, err := sh.options(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	defer closeStore()
+	depOpts = append(depOpts, shOpts...)
 
 	flagOpts := []Option{WithLogger(logger), WithStateless(*stateless)}
 	flagOpts = append(flagOpts, depOpts...)

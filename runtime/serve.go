@@ -40,6 +40,13 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 			io.WriteString(w, "draining\n")
 			return
 		}
+		// A store that is down is reported, not a reason to be taken out
+		// of rotation or restarted: what needs no store keeps working,
+		// and the store reconnects by itself.
+		if err := s.storeHealth(); err != nil {
+			fmt.Fprintf(w, "ok, degraded: %v\n", err)
+			return
+		}
 		io.WriteString(w, "ok\n")
 	})
 	s.MountAuth(mux)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"sync"
 	"time"
@@ -72,6 +73,8 @@ type options struct {
 	lookupEnv      func(string) (string, bool) // Run only
 	pageSize       int
 	stateKey       []byte
+	oldStateKeys   [][]byte // also accepted (WithStateKeys)
+	trustedProxies []netip.Prefix
 	sessionIdle    time.Duration
 	askTimeout     time.Duration
 	auth           *Auth            // auth.go
@@ -147,6 +150,16 @@ func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
 // the in-memory store, one for every replica sharing a store. Replicas
 // behind one load balancer need the same key.
 func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
+
+// WithStateKeys is WithStateKey for a key rotation: requestState is signed
+// with the first key, and one signed with any of them is accepted.
+func WithStateKeys(keys ...[]byte) Option {
+	return func(o *options) {
+		if len(keys) > 0 {
+			o.stateKey, o.oldStateKeys = keys[0], keys[1:]
+		}
+	}
+}
 
 // DefaultSessionIdle is how long an HTTP session may go without a request
 // before it is closed and its memory released.
@@ -379,7 +392,7 @@ func (s *Server) newHandler() http.Handler {
 	case s.auth != nil:
 		h = s.auth.Wrap(h)
 	}
-	h = callerAddr(h)
+	h = callerAddr(h, s.opts.trustedProxies)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}
 }
 
