@@ -29,6 +29,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	var gate drainGate
 	var streams streamSet
 	h := s.Handler()
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRelay()
+	go s.runRelay(relayCtx) // notify.go
 	mux := http.NewServeMux()
 	// The health check answers whatever the Host: platforms probe by IP
 	// address, and it tells nothing but "serving".

@@ -52,6 +52,7 @@ type Server struct {
 
 	auth     *AuthGate     // nil when auth is off
 	state    store.Store   // rate limits, resumption events, shared secrets
+	relay    relay         // notifications between replicas (notify.go)
 	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
 	fast // fastpath.go
@@ -332,11 +333,6 @@ func (s *Server) MCP() *mcp.Server {
 
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
-
-// ResourceUpdated notifies the sessions subscribed to uri that it changed.
-func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
-	return s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
-}
 
 // Handler returns the Streamable HTTP handler (mount it at /mcp); every
 // call returns the same handler, which holds the HTTP sessions. It rejects
