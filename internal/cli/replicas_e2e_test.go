@@ -1,0 +1,311 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+// buildEverything builds examples/everything (its generated code is
+// committed) into a temporary directory.
+func buildEverything(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds binaries; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "everything")
+	if out, errOut, code := run(t, filepath.Join(testenv.Root(), "examples", "everything"), nil, "go", "build", "-o", bin, "."); code != 0 {
+		t.Fatalf("go build examples/everything: exit %d\n%s%s", code, out, errOut)
+	}
+	return bin
+}
+
+// startHAProxy runs Debian's HAProxy on a loopback port, balancing round
+// robin without stickiness over the given MCP endpoints, and returns its
+// MCP endpoint. It is stopped by its pid when the test ends.
+func startHAProxy(t *testing.T, upstreams []string) string {
+	t.Helper()
+	bin := testenv.HAProxy(t)
+	dir := t.TempDir()
+	port := freePort(t)
+	var servers strings.Builder
+	for i, u := range upstreams {
+		hostport := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/mcp")
+		fmt.Fprintf(&servers, "    server r%d %s\n", i, hostport)
+	}
+	conf := fmt.Sprintf(`global
+    maxconn 256
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 60s
+    timeout server 60s
+    timeout tunnel 60s
+    option forwardfor
+    option http-server-close
+frontend mcp
+    bind 127.0.0.1:%d
+    default_backend replicas
+backend replicas
+    balance roundrobin
+%s`, port, servers.String())
+	cfg := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-db", "-f", cfg)
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("haproxy:\n%s", logs.String())
+		}
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", port))
+		if err == nil {
+			resp.Body.Close()
+			return url
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("haproxy did not listen: %v\n%s", err, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startReplicas starts n replicas of bin sharing the store at storeURL,
+// trusting the loopback proxy, and puts HAProxy in front.
+func startReplicas(t *testing.T, bin, storeURL string, n int, args ...string) (lb string, replicas []*connector) {
+	t.Helper()
+	var ups []string
+	for range n {
+		c := startConnector(t, bin, []string{"MCPGEN_STORE=" + storeURL, "MCPGEN_TRUSTED_PROXY=127.0.0.0/8"}, args...)
+		replicas = append(replicas, c)
+		ups = append(ups, c.url)
+	}
+	return startHAProxy(t, ups), replicas
+}
+
+// callerClient is an HTTP client whose requests name caller in
+// X-Forwarded-For, as a client behind another proxy would: the replicas
+// trust only HAProxy (loopback), which appends the real peer.
+func callerClient(caller string) *http.Client {
+	return &http.Client{Transport: headerRT{caller}}
+}
+
+type headerRT struct{ caller string }
+
+func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Forwarded-For", h.caller)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connect2026(t *testing.T, url string, hc *http.Client, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, copts).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestReplicasShareState runs three replicas of examples/everything with
+// --store redis://… behind HAProxy (round robin, no stickiness) and checks
+// the rows of the many-replica table that hold for MCP 2026-07-28 clients.
+func TestReplicasShareState(t *testing.T) {
+	t.Parallel()
+	redis := testenv.StartRedis(t)
+	bin := buildEverything(t)
+	lb, replicas := startReplicas(t, bin, redis.URL(), 3)
+	ctx := context.Background()
+
+	t.Run("requestState elicitation 30/30", func(t *testing.T) {
+		cs := connect2026(t, lb, callerClient("198.51.100.1"), &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "Bo", "email": "bo@example.com"}}, nil
+			},
+		})
+		ok := 0
+		for i := range 30 {
+			res, err := callTool(ctx, cs, "test_elicitation", map[string]any{"message": "Who?"})
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+				continue
+			}
+			if res.IsError || !strings.Contains(resultText(res), "action=accept") {
+				t.Errorf("call %d: %s", i, resultText(res))
+				continue
+			}
+			ok++
+		}
+		if ok != 30 {
+			t.Errorf("%d/30 elicitations completed across replicas", ok)
+		}
+	})
+
+	t.Run("subscriptions/listen 30/30", func(t *testing.T) {
+		var got atomic.Int64
+		listener := connect2026(t, lb, callerClient("198.51.100.2"), &mcp.ClientOptions{
+			ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+				if r.Params.URI == "test://watched-resource" {
+					got.Add(1)
+				}
+			},
+		})
+		if err := listener.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
+			t.Fatal(err)
+		}
+		caller := connect2026(t, lb, callerClient("198.51.100.3"), nil)
+		for i := range 30 {
+			if res, err := callTool(ctx, caller, "update_watched_resource", nil); err != nil || res.IsError {
+				t.Fatalf("update %d: %v %v", i, err, res)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for got.Load() < 30 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if n := got.Load(); n != 30 {
+			t.Errorf("%d/30 resources/updated reached the listener from calls spread over 3 replicas", n)
+		}
+	})
+
+	t.Run("Redis restart", func(t *testing.T) {
+		cs := connect2026(t, lb, callerClient("198.51.100.4"), &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "Bo", "email": "bo@example.com"}}, nil
+			},
+		})
+		redis.Stop()
+		health := strings.TrimSuffix(replicas[0].url, "/mcp") + "/healthz"
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			resp, err := http.Get(health)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(body), "degraded") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/healthz with Redis down: %d %q; want it to say degraded", resp.StatusCode, body)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		// A call that needs no store keeps working.
+		if res, err := callTool(ctx, cs, "test_simple_text", nil); err != nil || res.IsError {
+			t.Errorf("a stateless call with Redis down: %v %v", err, res)
+		}
+		redis.Start()
+		for {
+			res, err := callTool(ctx, cs, "test_elicitation", map[string]any{"message": "Who?"})
+			if err == nil && !res.IsError && strings.Contains(resultText(res), "action=accept") {
+				break
+			}
+			if time.Now().After(deadline.Add(15 * time.Second)) {
+				t.Fatalf("no recovery after Redis restarted: %v %v", err, res)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		for _, r := range replicas {
+			if code := exitCode(r); code >= 0 {
+				t.Errorf("a replica exited (%d) while Redis restarted", code)
+			}
+			if n := strings.Count(r.stderr(), "lost Redis"); n > 1 {
+				t.Errorf("a replica logged the lost store %d times, want once", n)
+			}
+		}
+	})
+}
+
+// exitCode returns the replica's exit code, or -1 while it runs.
+func exitCode(c *connector) int {
+	select {
+	case code := <-c.exit:
+		c.exit <- code
+		return code
+	default:
+		return -1
+	}
+}
+
+// TestReplicasRateLimit: --rate-limit 10/1m with three replicas behind
+// HAProxy allows exactly 10 calls of one caller, and callers behind the
+// proxy get their own buckets.
+func TestReplicasRateLimit(t *testing.T) {
+	t.Parallel()
+	redis := testenv.StartRedis(t)
+	bin := buildEverything(t)
+	lb, _ := startReplicas(t, bin, redis.URL(), 3, "--rate-limit", "10/1m")
+	ctx := context.Background()
+	count := func(caller string) int {
+		cs := connect2026(t, lb, callerClient(caller), nil)
+		allowed := 0
+		for i := range 30 {
+			res, err := callTool(ctx, cs, "test_simple_text", nil)
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+			if !res.IsError {
+				allowed++
+			} else if !strings.Contains(resultText(res), "Rate limit reached") {
+				t.Errorf("call %d refused for another reason: %s", i, resultText(res))
+			}
+		}
+		return allowed
+	}
+	var wg sync.WaitGroup
+	got := make([]int, 2)
+	for i, caller := range []string{"198.51.100.10", "198.51.100.11"} {
+		wg.Go(func() { got[i] = count(caller) })
+	}
+	wg.Wait()
+	for i, n := range got {
+		if n != 10 {
+			t.Errorf("caller %d: %d of 30 calls allowed across 3 replicas with --rate-limit 10/1m, want exactly 10", i, n)
+		}
+	}
+}
