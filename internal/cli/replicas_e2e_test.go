@@ -309,3 +309,67 @@ func TestReplicasRateLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicasSessionNotifications: a 2025-11-25 session subscribed on one
+// replica hears of updates made by a session on another (10/10), and keeps
+// working across a Redis restart.
+func TestReplicasSessionNotifications(t *testing.T) {
+	t.Parallel()
+	redis := testenv.StartRedis(t)
+	bin := buildEverything(t)
+	_, replicas := startReplicas(t, bin, redis.URL(), 2)
+	ctx := context.Background()
+	connect := func(url string, copts *mcp.ClientOptions) *mcp.ClientSession {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, copts).
+			Connect(cctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	var got atomic.Int64
+	listener := connect(replicas[0].url, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			if r.Params.URI == "test://watched-resource" {
+				got.Add(1)
+			}
+		},
+	})
+	if err := listener.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
+		t.Fatal(err)
+	}
+	other := connect(replicas[1].url, nil)
+	for i := range 10 {
+		if res, err := callTool(ctx, other, "update_watched_resource", nil); err != nil || res.IsError {
+			t.Fatalf("update %d on the other replica: %v %v", i, err, res)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); got.Load() < 10 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := got.Load(); n != 10 {
+		t.Errorf("%d/10 resources/updated reached a 2025 session on replica A from a session on replica B", n)
+	}
+
+	// Redis restarts: the session is in the process and works again once
+	// the store is back.
+	redis.Stop()
+	time.Sleep(1500 * time.Millisecond) // the replicas notice (a ping a second)
+	_, errDown := callTool(ctx, listener, "test_simple_text", nil)
+	redis.Start()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := callTool(ctx, listener, "test_simple_text", nil)
+		if err == nil && !res.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a 2025 session did not work again after Redis restarted: %v %v", err, res)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("a 2025 session call while Redis was down: %v", errDown)
+}
