@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -372,4 +373,43 @@ func TestReplicasSessionNotifications(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("a 2025 session call while Redis was down: %v", errDown)
+}
+
+// TestReplicasTypeScript has the official TypeScript SDK client (v2),
+// pinned to 2026-07-28, use three replicas behind HAProxy: 30/30
+// elicitations by requestState and 30/30 resources/updated on a
+// subscriptions/listen stream from calls spread over the replicas.
+func TestReplicasTypeScript(t *testing.T) {
+	t.Parallel()
+	node := testenv.Node(t)
+	modules := testenv.NodeModules(t, "@modelcontextprotocol/client")
+	redis := testenv.StartRedis(t)
+	bin := buildEverything(t)
+	lb, _ := startReplicas(t, bin, redis.URL(), 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs(filepath.Join("testdata", "tsreplicas.mjs"))
+	out, err := exec.CommandContext(ctx, node, script, modules, lb, "30").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TypeScript clients failed: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var got struct {
+		Version                     string
+		Answered, Elicited, Updated int
+		Failures                    []string
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("reading the clients' report: %v\n%s", err, out)
+	}
+	t.Logf("clients report: %s", lines[len(lines)-1])
+	if got.Version != "2026-07-28" {
+		t.Errorf("negotiated %q, want 2026-07-28", got.Version)
+	}
+	if got.Answered != 30 || got.Elicited != 30 {
+		t.Errorf("%d/30 elicitations completed (%d questions asked) across replicas; failures: %q", got.Answered, got.Elicited, got.Failures)
+	}
+	if got.Updated != 30 {
+		t.Errorf("%d/30 resources/updated reached the listen stream", got.Updated)
+	}
 }
