@@ -57,11 +57,14 @@ defaults
     timeout tunnel 60s
     option forwardfor
     option http-server-close
+    option redispatch
+    retries 3
 frontend mcp
     bind 127.0.0.1:%d
     default_backend replicas
 backend replicas
     balance roundrobin
+    option httpchk GET /healthz
 %s`, port, servers.String())
 	cfg := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
@@ -210,6 +213,35 @@ func TestReplicasShareState(t *testing.T) {
 		if n := got.Load(); n != 30 {
 			t.Errorf("%d/30 resources/updated reached the listener from calls spread over 3 replicas", n)
 		}
+	})
+
+	t.Run("kill -9 of a replica", func(t *testing.T) {
+		cs := connect2026(t, lb, callerClient("198.51.100.5"), &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "Bo", "email": "bo@example.com"}}, nil
+			},
+		})
+		victim := replicas[2]
+		if err := victim.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-victim.exit
+		victim.exit <- -9
+		// HAProxy retries a connection refused on another replica, so
+		// every call is answered.
+		ok := 0
+		for i := range 30 {
+			res, err := callTool(ctx, cs, "test_elicitation", map[string]any{"message": "Who?"})
+			if err == nil && !res.IsError && strings.Contains(resultText(res), "action=accept") {
+				ok++
+			} else {
+				t.Logf("call %d after the kill: %v %v", i, err, res)
+			}
+		}
+		if ok != 30 {
+			t.Errorf("%d/30 elicitations completed after a replica was killed", ok)
+		}
+		replicas = replicas[:2]
 	})
 
 	t.Run("Redis restart", func(t *testing.T) {
