@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
@@ -215,6 +216,22 @@ func TestReplicasShareState(t *testing.T) {
 		}
 	})
 
+	t.Run("no store round trip for a 2026 call that keeps no state", func(t *testing.T) {
+		cs := connect2026(t, lb, callerClient("198.51.100.6"), nil)
+		before := storeCommands(t, redis.Addr)
+		if before == 0 {
+			t.Fatal("no store commands counted after the notifications above: INFO commandstats not read")
+		}
+		for i := range 20 {
+			if res, err := callTool(ctx, cs, "test_simple_text", nil); err != nil || res.IsError {
+				t.Fatalf("call %d: %v %v", i, err, res)
+			}
+		}
+		if n := storeCommands(t, redis.Addr) - before; n != 0 {
+			t.Errorf("20 calls of a tool that keeps no state made %d store commands, want 0", n)
+		}
+	})
+
 	t.Run("kill -9 of a replica", func(t *testing.T) {
 		cs := connect2026(t, lb, callerClient("198.51.100.5"), &mcp.ClientOptions{
 			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -292,6 +309,30 @@ func TestReplicasShareState(t *testing.T) {
 			}
 		}
 	})
+}
+
+// storeCommands returns how many commands the Redis at addr has run,
+// leaving out the replicas' health pings and the question itself.
+func storeCommands(t *testing.T, addr string) int {
+	t.Helper()
+	c := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok || name == "cmdstat_ping" || name == "cmdstat_info" || name == "cmdstat_hello" || name == "cmdstat_client|setinfo" {
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		var k int
+		fmt.Sscan(calls, &k)
+		n += k
+	}
+	return n
 }
 
 // exitCode returns the replica's exit code, or -1 while it runs.
