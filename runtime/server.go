@@ -53,6 +53,7 @@ type Server struct {
 	auth     *AuthGate     // nil when auth is off
 	state    store.Store   // rate limits, resumption events, shared secrets
 	relay    relay         // notifications between replicas (notify.go)
+	adopt    adopter       // sessions across replicas (adopt.go)
 	sessions *sessionTable // HTTP sessions: their bounds and idle time
 
 	fast // fastpath.go
@@ -261,6 +262,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		s.stateKey = key
 	}
 	sopts := &mcp.ServerOptions{
+		GetSessionID: s.nextSessionID, // adopt.go
 		Instructions: o.instructions,
 		Logger:       slog.New(minLevel{o.logger.Handler(), slog.LevelWarn}),
 		PageSize:     o.pageSize,
@@ -381,6 +383,7 @@ func (s *Server) newHandler() http.Handler {
 	}
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.adoptSessions(h)          // adopt.go: sessions across replicas
 	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
 	switch {
 	case s.opts.devFrontKey != "":

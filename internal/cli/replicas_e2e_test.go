@@ -486,3 +486,42 @@ func TestReplicasTypeScript(t *testing.T) {
 		t.Errorf("%d/30 resources/updated reached the listen stream", got.Updated)
 	}
 }
+
+// TestReplicasSessions: 2025-11-25 session clients (the Go SDK's) connect
+// and call through three replicas behind HAProxy round robin without
+// stickiness: every request may land on a replica that did not create
+// the session, which adopts it from the store (20/20).
+func TestReplicasSessions(t *testing.T) {
+	t.Parallel()
+	redis := testenv.StartRedis(t)
+	bin := buildEverything(t)
+	lb, _ := startReplicas(t, bin, redis.URL(), 3)
+	ctx := context.Background()
+	ok := 0
+	for i := range 20 {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "session-client", Version: "1"}, nil).
+			Connect(cctx, &mcp.StreamableClientTransport{Endpoint: lb, HTTPClient: callerClient(fmt.Sprintf("198.51.100.%d", 100+i))}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cancel()
+		if err != nil {
+			t.Errorf("client %d: connect: %v", i, err)
+			continue
+		}
+		good := true
+		for j := range 3 {
+			res, err := callTool(ctx, cs, "test_simple_text", nil)
+			if err != nil || res.IsError {
+				t.Errorf("client %d call %d: %v %v", i, j, err, res)
+				good = false
+				break
+			}
+		}
+		cs.Close()
+		if good {
+			ok++
+		}
+	}
+	if ok != 20 {
+		t.Errorf("%d/20 session clients connected and called across replicas", ok)
+	}
+}
