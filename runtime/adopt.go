@@ -35,6 +35,7 @@ type adopter struct {
 	mu      sync.Mutex
 	pending atomic.Pointer[string]
 	touched sync.Map // session id -> time.Time of the last TTL refresh here
+	subs    subsState
 }
 
 // nextSessionID is the go-sdk's ServerOptions.GetSessionID: the id of the
@@ -62,6 +63,16 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 			s.adoptSession(r, id, next)
 		} else {
 			s.touchSession(r, id)
+		}
+		switch r.Method {
+		case http.MethodGet:
+			// The session's notifications go to this stream: this
+			// replica's copy needs the session's subscriptions.
+			defer s.openStream(next, r, id)()
+		case http.MethodPost:
+			if method := peekMethod(r); method == "resources/subscribe" || method == "resources/unsubscribe" {
+				defer s.recordSubs(r, id, method)()
+			}
 		}
 		next.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {
@@ -108,7 +119,8 @@ func (s *Server) recordSession(w http.ResponseWriter, r *http.Request, next http
 	if id == "" {
 		return
 	}
-	rec := store.Session{ID: id, Subject: subjectOf(r), Caller: sessionCaller(r), Data: body}
+	data, _ := json.Marshal(sessionData{Init: body})
+	rec := store.Session{ID: id, Subject: subjectOf(r), Caller: sessionCaller(r), Data: data}
 	if err := s.state.Sessions().Create(r.Context(), rec, s.recordTTL()); err != nil {
 		s.logger.Warn("session not recorded in the store: only this replica can serve it", "session", id, "err", err)
 		return
@@ -141,6 +153,27 @@ func (s *Server) touchSession(r *http.Request, id string) {
 	}
 }
 
+// replay serves a request made from r (its context, so its token, and
+// headers) with body, in session sessionID ("" for none), and returns the
+// recorded response.
+func replay(next http.Handler, r *http.Request, body []byte, sessionID string) *httptest.ResponseRecorder {
+	req := r.Clone(r.Context())
+	req.Method = http.MethodPost
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.Header = r.Header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Del("Last-Event-ID")
+	req.Header.Del("Mcp-Session-Id")
+	if sessionID != "" {
+		req.Header.Set("Mcp-Session-Id", sessionID)
+	}
+	rw := httptest.NewRecorder()
+	next.ServeHTTP(rw, req)
+	return rw
+}
+
 // adoptSession makes session id, recorded in the store by another
 // replica, live on this one too. When it cannot (no record, another
 // subject, the store down), it does nothing and the request is answered
@@ -162,31 +195,20 @@ func (s *Server) adoptSession(r *http.Request, id string, next http.Handler) {
 	if _, local := s.fastPath.sessions.Load(id); local {
 		return // adopted by a request that came in meanwhile
 	}
-	replay := func(body []byte, sessionID string) *httptest.ResponseRecorder {
-		req := r.Clone(r.Context())
-		req.Method = http.MethodPost
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.ContentLength = int64(len(body))
-		req.Header = r.Header.Clone()
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Del("Last-Event-ID")
-		req.Header.Del("Mcp-Session-Id")
-		if sessionID != "" {
-			req.Header.Set("Mcp-Session-Id", sessionID)
-		}
-		rw := httptest.NewRecorder()
-		next.ServeHTTP(rw, req)
-		return rw
+	var data sessionData
+	if err := json.Unmarshal(rec.Data, &data); err != nil {
+		s.logger.Warn("session not adopted: its record is not one this connector wrote", "session", id, "err", err)
+		return
 	}
 	s.adopt.pending.Store(&id)
-	init := replay(rec.Data, "")
+	init := replay(next, r, data.Init, "")
 	s.adopt.pending.Store(nil)
 	if got := init.Header().Get("Mcp-Session-Id"); got != id {
 		s.logger.Warn("session not adopted: replaying its initialize failed", "session", id, "status", init.Code)
 		return
 	}
-	replay([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), id)
+	replay(next, r, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), id)
 	s.adopt.touched.Store(id, time.Now())
+	s.applySubs(next, r, id, data.Subs)
 	s.logger.Debug("session adopted from the store", "session", id)
 }

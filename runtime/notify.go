@@ -58,7 +58,7 @@ func (s *Server) runRelay(ctx context.Context) {
 	}
 	failing := false
 	for ctx.Err() == nil {
-		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated)
+		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated, topicSessionSubs)
 		if err != nil {
 			if !failing && ctx.Err() == nil {
 				s.logger.Warn("notifications reach only this replica's subscribers until the store is back", "err", err)
@@ -76,7 +76,12 @@ func (s *Server) runRelay(ctx context.Context) {
 		}
 		s.relay.running.Store(true)
 		for m := range sub.C() {
-			s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: string(m.Data)})
+			switch m.Topic {
+			case topicResourceUpdated:
+				s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: string(m.Data)})
+			case topicSessionSubs:
+				go s.syncSubs(string(m.Data)) // adoptsubs.go
+			}
 		}
 		s.relay.running.Store(false)
 		sub.Close()

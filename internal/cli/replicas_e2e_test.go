@@ -524,4 +524,55 @@ func TestReplicasSessions(t *testing.T) {
 	if ok != 20 {
 		t.Errorf("%d/20 session clients connected and called across replicas", ok)
 	}
+
+	// A session subscribed through the load balancer hears of updates
+	// made by another session, whichever replicas its requests and its
+	// GET stream landed on.
+	var got atomic.Int64
+	connect := func(copts *mcp.ClientOptions) *mcp.ClientSession {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "session-client", Version: "1"}, copts).
+			Connect(cctx, &mcp.StreamableClientTransport{Endpoint: lb}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	listener := connect(&mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			if r.Params.URI == "test://watched-resource" {
+				got.Add(1)
+			}
+		},
+	})
+	if err := listener.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
+		t.Fatal(err)
+	}
+	updater := connect(nil)
+	// The subscription reaches the replica holding the GET stream over
+	// the bus: update until the first notification arrives, then count.
+	for deadline := time.Now().Add(10 * time.Second); got.Load() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("no resources/updated reached a 2025 session subscribed through the load balancer within 10s")
+		}
+		if res, err := callTool(ctx, updater, "update_watched_resource", nil); err != nil || res.IsError {
+			t.Fatalf("update: %v %v", err, res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // let notifications of the updates above arrive
+	got.Store(0)
+	for i := range 10 {
+		if res, err := callTool(ctx, updater, "update_watched_resource", nil); err != nil || res.IsError {
+			t.Fatalf("update %d: %v %v", i, err, res)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); got.Load() < 10 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := got.Load(); n != 10 {
+		t.Errorf("%d/10 resources/updated reached a 2025 session subscribed through the load balancer", n)
+	}
 }
