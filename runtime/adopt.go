@@ -73,6 +73,16 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 			if method := peekMethod(r); method == "resources/subscribe" || method == "resources/unsubscribe" {
 				defer s.recordSubs(r, id, method)()
 			}
+			s.adopt.subs.mu.Lock()
+			s.adopt.subs.next = next
+			s.adopt.subs.mu.Unlock()
+			if body := peekBody(r); isClientAnswer(body) {
+				// The call that asked may run on another replica
+				// (adoptanswers.go).
+				defer s.forwardAnswer(r, id, body)
+			} else {
+				defer s.inflight(r, id)()
+			}
 		}
 		next.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {

@@ -26,10 +26,11 @@ type sessionData struct {
 // subsState is this replica's view of the sessions' subscriptions: which
 // ones its copy of each session holds, and the open GET streams.
 type subsState struct {
-	mu      sync.Mutex
-	applied map[string][]string      // session id -> URIs subscribed here
-	streams map[string]*http.Request // session id -> its open GET stream
-	next    http.Handler
+	mu       sync.Mutex
+	applied  map[string][]string      // session id -> URIs subscribed here
+	streams  map[string]*http.Request // session id -> its open GET stream
+	inflight map[string]map[*http.Request]bool
+	next     http.Handler
 }
 
 // peekMethod returns the JSON-RPC method of a POST body, leaving the body

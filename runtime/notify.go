@@ -58,7 +58,7 @@ func (s *Server) runRelay(ctx context.Context) {
 	}
 	failing := false
 	for ctx.Err() == nil {
-		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated, topicSessionSubs)
+		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated, topicSessionSubs, topicSessionAnswers)
 		if err != nil {
 			if !failing && ctx.Err() == nil {
 				s.logger.Warn("notifications reach only this replica's subscribers until the store is back", "err", err)
@@ -81,6 +81,8 @@ func (s *Server) runRelay(ctx context.Context) {
 				s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: string(m.Data)})
 			case topicSessionSubs:
 				go s.syncSubs(string(m.Data)) // adoptsubs.go
+			case topicSessionAnswers:
+				go s.deliverAnswer(m.Data) // adoptanswers.go
 			}
 		}
 		s.relay.running.Store(false)

@@ -575,4 +575,26 @@ func TestReplicasSessions(t *testing.T) {
 	if n := got.Load(); n != 10 {
 		t.Errorf("%d/10 resources/updated reached a 2025 session subscribed through the load balancer", n)
 	}
+
+	// Questions: an elicitation's answer may land on any replica and
+	// reaches the one running the call.
+	asker := connect(&mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "Bo", "email": "bo@example.com"}}, nil
+		},
+	})
+	answered := 0
+	for i := range 10 {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		res, err := callTool(cctx, asker, "test_elicitation", map[string]any{"message": "Who?"})
+		cancel()
+		if err == nil && !res.IsError && strings.Contains(resultText(res), "action=accept") {
+			answered++
+		} else {
+			t.Logf("elicitation %d: %v %v", i, err, res)
+		}
+	}
+	if answered != 10 {
+		t.Errorf("%d/10 elicitations of a 2025 session answered across replicas", answered)
+	}
 }
