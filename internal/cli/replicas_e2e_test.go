@@ -598,3 +598,45 @@ func TestReplicasSessions(t *testing.T) {
 		t.Errorf("%d/10 elicitations of a 2025 session answered across replicas", answered)
 	}
 }
+
+// TestReplicasTypeScriptSessions has official TypeScript SDK clients (v2)
+// speaking 2025-11-25 use three replicas behind HAProxy round robin:
+// 20/20 connect and call, 20/20 elicitations answered, 20/20
+// resources/updated on the session's GET stream.
+func TestReplicasTypeScriptSessions(t *testing.T) {
+	t.Parallel()
+	node := testenv.Node(t)
+	modules := testenv.NodeModules(t, "@modelcontextprotocol/client")
+	redis := testenv.StartRedis(t)
+	bin := buildEverything(t)
+	lb, _ := startReplicas(t, bin, redis.URL(), 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs(filepath.Join("testdata", "tsreplicas_sessions.mjs"))
+	out, err := exec.CommandContext(ctx, node, script, modules, lb, "20").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TypeScript clients failed: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var got struct {
+		Version                                string
+		Connected, Answered, Elicited, Updated int
+		Failures                               []string
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("reading the clients' report: %v\n%s", err, out)
+	}
+	t.Logf("clients report: %s", lines[len(lines)-1])
+	if got.Version != "2025-11-25" {
+		t.Errorf("negotiated %q, want 2025-11-25", got.Version)
+	}
+	if got.Connected != 20 {
+		t.Errorf("%d/20 session clients connected and called; failures: %q", got.Connected, got.Failures)
+	}
+	if got.Answered != 20 {
+		t.Errorf("%d/20 elicitations answered (%d asked); failures: %q", got.Answered, got.Elicited, got.Failures)
+	}
+	if got.Updated != 20 {
+		t.Errorf("%d/20 resources/updated reached the session", got.Updated)
+	}
+}
