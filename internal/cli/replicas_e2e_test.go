@@ -495,7 +495,7 @@ func TestReplicasSessions(t *testing.T) {
 	t.Parallel()
 	redis := testenv.StartRedis(t)
 	bin := buildEverything(t)
-	lb, _ := startReplicas(t, bin, redis.URL(), 3)
+	lb, replicas := startReplicas(t, bin, redis.URL(), 3)
 	ctx := context.Background()
 	ok := 0
 	for i := range 20 {
@@ -596,6 +596,34 @@ func TestReplicasSessions(t *testing.T) {
 	}
 	if answered != 10 {
 		t.Errorf("%d/10 elicitations of a 2025 session answered across replicas", answered)
+	}
+
+	// kill -9 of a replica mid-session: sessions it created or held go on
+	// on the others (6/6 still answer).
+	var sessions []*mcp.ClientSession
+	for range 6 {
+		cs := connect(nil)
+		if res, err := callTool(ctx, cs, "test_simple_text", nil); err != nil || res.IsError {
+			t.Fatalf("before the kill: %v %v", err, res)
+		}
+		sessions = append(sessions, cs)
+	}
+	if err := replicas[0].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-replicas[0].exit
+	replicas[0].exit <- -9
+	alive := 0
+	for i, cs := range sessions {
+		res, err := callTool(ctx, cs, "test_simple_text", nil)
+		if err == nil && !res.IsError {
+			alive++
+		} else {
+			t.Logf("session %d after the kill: %v %v", i, err, res)
+		}
+	}
+	if alive != 6 {
+		t.Errorf("%d/6 sessions still answered after a replica was killed", alive)
 	}
 }
 
