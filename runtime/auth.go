@@ -459,11 +459,14 @@ func (g *AuthGate) throttled(w http.ResponseWriter, r *http.Request, te *oauth.T
 	http.Error(w, "Service Unavailable: too many new access tokens to check; retry later", http.StatusServiceUnavailable)
 }
 
-// remoteHost is the address of the peer that sent r (behind a reverse
-// proxy, the proxy's).
+// remoteHost is the address of the client that sent r: the one callerAddr
+// found (the forwarded one behind a trusted proxy), else the TCP peer's.
 func remoteHost(r *http.Request) string {
 	if r == nil {
 		return ""
+	}
+	if a := r.Header.Get(callerHeader); a != "" {
+		return a
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

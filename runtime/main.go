@@ -74,6 +74,9 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	streams := streamFlags(cl)
 	// Traces and metrics (observe.go).
 	obs := declareObserveFlags(cl)
+	// Replicas: the state store, requestState keys, trusted proxies
+	// (storeflags.go).
+	sh := sharedFlags(cl)
 
 	cl.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp (also HTTP+SSE at /sse, WebSocket at /ws)\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
@@ -122,6 +125,14 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
+
+	shOpts, closeStore, err := sh.options(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	defer closeStore()
+	depOpts = append(depOpts, shOpts...)
 
 	tel, metricsLn, code, err := obs.setup(ctx, app, logger)
 	if err != nil {

@@ -3,8 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -76,13 +76,11 @@ func limitKey(tool, caller string) string {
 // overwritten, so a client cannot choose its own.
 const callerHeader = "X-Mcpgen-Caller-Addr"
 
-func callerAddr(next http.Handler) http.Handler {
+// callerAddr sets callerHeader to the client's address: the TCP peer's,
+// or the forwarded one when the peer is a trusted proxy (forwarded.go).
+func callerAddr(next http.Handler, proxies []netip.Prefix) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		r.Header.Set(callerHeader, host)
+		r.Header.Set(callerHeader, clientHost(r, proxies))
 		next.ServeHTTP(w, r)
 	})
 }

@@ -300,9 +300,13 @@ func (s *Server) openState(tool, state string) (map[string]json.RawMessage, erro
 	if !ok || err1 != nil || err2 != nil {
 		return nil, errors.New("invalid requestState")
 	}
-	mac := hmac.New(sha256.New, s.stateKey)
-	mac.Write(b)
-	if !hmac.Equal(got, mac.Sum(nil)) {
+	signed := false
+	for _, k := range append([][]byte{s.stateKey}, s.opts.oldStateKeys...) {
+		mac := hmac.New(sha256.New, k)
+		mac.Write(b)
+		signed = signed || hmac.Equal(got, mac.Sum(nil))
+	}
+	if !signed {
 		return nil, errors.New("invalid requestState: it was not issued by this server (or the server restarted)")
 	}
 	var st roundState

@@ -29,6 +29,9 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	var gate drainGate
 	var streams streamSet
 	h := s.Handler()
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRelay()
+	go s.runRelay(relayCtx) // notify.go
 	mux := http.NewServeMux()
 	// The health check answers whatever the Host: platforms probe by IP
 	// address, and it tells nothing but "serving".
@@ -38,6 +41,13 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		if gate.draining() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			io.WriteString(w, "draining\n")
+			return
+		}
+		// A store that is down is reported, not a reason to be taken out
+		// of rotation or restarted: what needs no store keeps working,
+		// and the store reconnects by itself.
+		if err := s.storeHealth(); err != nil {
+			fmt.Fprintf(w, "ok, degraded: %v\n", err)
 			return
 		}
 		io.WriteString(w, "ok\n")

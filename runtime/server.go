@@ -6,6 +6,7 @@ import (
 	"github.com/mcpgen/mcpgen/runtime/authserver"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"sync"
 	"time"
@@ -57,6 +58,8 @@ type Server struct {
 	auth     *AuthGate          // nil when auth is off
 	authSrv  *authserver.Server // the connector's own authorization server (WithAuthUpstream), or nil
 	state    store.Store        // rate limits, resumption events, shared secrets
+	relay    relay              // notifications between replicas (notify.go)
+	adopt    adopter            // sessions across replicas (adopt.go)
 	sessions *sessionTable      // HTTP sessions: their bounds and idle time
 
 	tel *telemetry.Telemetry // nil when off; observe.go
@@ -84,6 +87,8 @@ type options struct {
 	lookupEnv      func(string) (string, bool) // Run only
 	pageSize       int
 	stateKey       []byte
+	oldStateKeys   [][]byte // also accepted (WithStateKeys)
+	trustedProxies []netip.Prefix
 	sessionIdle    time.Duration
 	askTimeout     time.Duration
 	auth           *Auth            // auth.go
@@ -169,6 +174,16 @@ func WithTaskStore(store TaskStore) Option {
 // the in-memory store, one for every replica sharing a store. Replicas
 // behind one load balancer need the same key.
 func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
+
+// WithStateKeys is WithStateKey for a key rotation: requestState is signed
+// with the first key, and one signed with any of them is accepted.
+func WithStateKeys(keys ...[]byte) Option {
+	return func(o *options) {
+		if len(keys) > 0 {
+			o.stateKey, o.oldStateKeys = keys[0], keys[1:]
+		}
+	}
+}
 
 // DefaultSessionIdle is how long an HTTP session may go without a request
 // before it is closed and its memory released.
@@ -269,6 +284,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		s.stateKey = key
 	}
 	sopts := &mcp.ServerOptions{
+		GetSessionID: s.nextSessionID, // adopt.go
 		Instructions: o.instructions,
 		Logger:       slog.New(minLevel{o.logger.Handler(), slog.LevelWarn}),
 		PageSize:     o.pageSize,
@@ -353,11 +369,6 @@ func (s *Server) MCP() *mcp.Server {
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
 
-// ResourceUpdated notifies the sessions subscribed to uri that it changed.
-func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
-	return s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
-}
-
 // Handler returns the Streamable HTTP handler (mount it at /mcp); every
 // call returns the same handler, which holds the HTTP sessions. It rejects
 // foreign Host and Origin headers with 403 (DNS-rebinding protection) and
@@ -406,6 +417,7 @@ func (s *Server) newHandler() http.Handler {
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
 	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*
+	h = s.adoptSessions(h)          // adopt.go: sessions across replicas
 	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
 	return s.protect(h)
 }
@@ -423,7 +435,7 @@ func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
 	case g != nil:
 		h = g.Wrap(h)
 	}
-	h = callerAddr(h)
+	h = callerAddr(h, s.opts.trustedProxies)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}
 }
 

@@ -52,8 +52,11 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 # Caddy and nginx are the reverse proxies of the deployment tests; file
-# tells how a built binary is linked.
+# tells how a built binary is linked; redis-server and haproxy are the
+# shared store and the load balancer of the many-replica tests.
 missing_debs=()
+command -v redis-server >/dev/null 2>&1 || missing_debs+=(redis-server)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing_debs+=(haproxy)
 command -v caddy >/dev/null 2>&1 || missing_debs+=(caddy)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing_debs+=(nginx)
 command -v file >/dev/null 2>&1 || missing_debs+=(file)

@@ -1,0 +1,138 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultStreamEvents is how many events of one stream the Redis backend
+// keeps for resumption; older ones are trimmed, and resuming before them
+// is reported as mcp.ErrEventsPurged.
+const DefaultStreamEvents = 256
+
+// DefaultEventTTL is how long a session's events are kept after its last
+// event: a session idle longer has nothing left to resume.
+const DefaultEventTTL = time.Hour
+
+// events keeps each session's streams in one hash (fields STREAM:first,
+// STREAM:next and STREAM:INDEX) and one sorted set of its streams by last
+// append, both under the session's hash tag: every operation is one script
+// on one slot, and SessionClosed deletes two keys.
+type events struct {
+	s          *Store
+	maxEvents  int
+	maxStreams int
+	ttl        time.Duration
+}
+
+var _ mcp.EventStore = (*events)(nil)
+
+func (e *events) keys(session string) []string {
+	t := tag("s", session)
+	return []string{e.s.key(t, "events"), e.s.key(t, "streams")}
+}
+
+// openScript marks a stream as opened (first = next = 0) unless it is
+// known, and drops the session's least recently used streams beyond
+// ARGV[2]. ARGV: stream, max streams, ttl ms.
+var openScript = redis.NewScript(`
+local h, z, st = KEYS[1], KEYS[2], ARGV[1]
+if redis.call('HSETNX', h, st .. ':first', 0) == 1 then
+  redis.call('HSET', h, st .. ':next', 0)
+end
+local now = redis.call('TIME')
+redis.call('ZADD', z, tonumber(now[1]) * 1000000 + tonumber(now[2]), st)
+local over = redis.call('ZCARD', z) - tonumber(ARGV[2])
+if over > 0 then
+  local popped = redis.call('ZPOPMIN', z, over)
+  for k = 1, #popped, 2 do
+    local old = popped[k]
+    if old ~= st then
+      local first = tonumber(redis.call('HGET', h, old .. ':first'))
+      local nxt = tonumber(redis.call('HGET', h, old .. ':next')) or 0
+      if first ~= nil and first >= 0 then
+        for i = first, nxt - 1 do redis.call('HDEL', h, old .. ':' .. i) end
+      end
+      redis.call('HDEL', h, old .. ':first', old .. ':next')
+    end
+  end
+end
+redis.call('PEXPIRE', h, ARGV[3])
+redis.call('PEXPIRE', z, ARGV[3])
+return 0`)
+
+// appendScript appends ARGV[2] to stream ARGV[1], trimming it to ARGV[3]
+// events; a stream never opened (or dropped) gets first = -1: nothing of it
+// can be resumed. ARGV[4]: ttl ms.
+var appendScript = redis.NewScript(`
+local h, z, st = KEYS[1], KEYS[2], ARGV[1]
+local first = tonumber(redis.call('HGET', h, st .. ':first'))
+if first == nil then
+  first = -1
+  redis.call('HSET', h, st .. ':first', -1, st .. ':next', 0)
+end
+local i = redis.call('HINCRBY', h, st .. ':next', 1) - 1
+redis.call('HSET', h, st .. ':' .. i, ARGV[2])
+local keep = tonumber(ARGV[3])
+if first >= 0 and i - first + 1 > keep then
+  local newfirst = i - keep + 1
+  for j = first, newfirst - 1 do redis.call('HDEL', h, st .. ':' .. j) end
+  redis.call('HSET', h, st .. ':first', newfirst)
+elseif first < 0 and i >= keep then
+  redis.call('HDEL', h, st .. ':' .. (i - keep))
+end
+local now = redis.call('TIME')
+redis.call('ZADD', z, tonumber(now[1]) * 1000000 + tonumber(now[2]), st)
+redis.call('PEXPIRE', h, ARGV[4])
+redis.call('PEXPIRE', z, ARGV[4])
+return i`)
+
+// afterScript returns {status, events...}: status 1 when the events after
+// ARGV[2] are all kept, 0 when the stream is unknown or trimmed past them.
+var afterScript = redis.NewScript(`
+local h, st, index = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local first = tonumber(redis.call('HGET', h, st .. ':first'))
+if first == nil or first < 0 or index + 1 < first then return {0} end
+local nxt = tonumber(redis.call('HGET', h, st .. ':next')) or 0
+local out = {1}
+for i = index + 1, nxt - 1 do
+  out[#out + 1] = redis.call('HGET', h, st .. ':' .. i) or ''
+end
+return out`)
+
+func (e *events) Open(ctx context.Context, sessionID, streamID string) error {
+	return e.s.wrap(openScript.Run(ctx, e.s.rdb, e.keys(sessionID), streamID, e.maxStreams, e.ttl.Milliseconds()).Err())
+}
+
+func (e *events) Append(ctx context.Context, sessionID, streamID string, data []byte) error {
+	return e.s.wrap(appendScript.Run(ctx, e.s.rdb, e.keys(sessionID), streamID, data, e.maxEvents, e.ttl.Milliseconds()).Err())
+}
+
+func (e *events) After(ctx context.Context, sessionID, streamID string, index int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		r, err := afterScript.Run(ctx, e.s.rdb, e.keys(sessionID)[:1], streamID, index).Slice()
+		if err != nil {
+			yield(nil, e.s.wrap(err))
+			return
+		}
+		if len(r) == 0 || r[0] != int64(1) {
+			yield(nil, fmt.Errorf("events of stream %q of session %q after %d are no longer kept: %w", streamID, sessionID, index, mcp.ErrEventsPurged))
+			return
+		}
+		for _, d := range r[1:] {
+			s, _ := d.(string)
+			if !yield([]byte(s), nil) {
+				return
+			}
+		}
+	}
+}
+
+func (e *events) SessionClosed(ctx context.Context, sessionID string) error {
+	return e.s.wrap(e.s.rdb.Del(ctx, e.keys(sessionID)...).Err())
+}
