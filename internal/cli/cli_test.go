@@ -83,6 +83,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dev", "--addr", "8080"}, "want HOST:PORT"},
 		{[]string{"dev", "--auth-scopes", "notes:read"}, "--auth-scopes needs --auth-issuer"},
 		{[]string{"dev", "--rate-limit", "ten/1m"}, "--rate-limit"},
+		{[]string{"dev", "--auth-introspection-limit", "5/1h"}, "--auth-introspection-limit needs --auth-issuer"},
+		{[]string{"dev", "--auth-issuer", "https://as.example.com", "--auth-introspection-caller-limit", "5/1h"}, "--auth-introspection-caller-limit bounds calls to the introspection endpoint: it needs --auth-introspection"},
+		{[]string{"dev", "--auth-issuer", "https://as.example.com", "--auth-introspection", "https://as.example.com/introspect", "--auth-introspection-limit", "many"}, "invalid --auth-introspection-limit"},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
