@@ -600,13 +600,16 @@ func scopedMessage(raw json.RawMessage) (scopedCall, error) {
 		return c, err
 	}
 	switch c.method {
-	case "tools/call", "prompts/get", "resources/read":
+	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "completion/complete":
 	default:
 		return c, nil
 	}
 	p, ok := m["params"]
 	if !ok || string(p) == "null" {
 		return c, nil
+	}
+	if c.method == "completion/complete" {
+		return completionRef(c, p)
 	}
 	pm, err := exactMembers(p, "params", "name", "uri")
 	if err != nil {
@@ -616,6 +619,37 @@ func scopedMessage(raw json.RawMessage) (scopedCall, error) {
 		return c, err
 	}
 	return c, stringMember(pm, "uri", &c.uri)
+}
+
+// completionRef reads what a completion/complete completes, from its
+// params.ref: a prompt's name (ref/prompt) or a resource template's URI
+// (ref/resource), as the go-sdk dispatches it.
+func completionRef(c scopedCall, params json.RawMessage) (scopedCall, error) {
+	pm, err := exactMembers(params, "params", "ref")
+	if err != nil {
+		return c, err
+	}
+	ref, ok := pm["ref"]
+	if !ok || string(ref) == "null" {
+		return c, nil
+	}
+	rm, err := exactMembers(ref, "ref", "type", "name", "uri")
+	if err != nil {
+		return c, err
+	}
+	var typ, name, uri string
+	for _, err := range []error{stringMember(rm, "type", &typ), stringMember(rm, "name", &name), stringMember(rm, "uri", &uri)} {
+		if err != nil {
+			return c, err
+		}
+	}
+	switch typ {
+	case "ref/prompt":
+		c.name = name
+	case "ref/resource":
+		c.uri = uri
+	}
+	return c, nil
 }
 
 // maxMembers bounds the members of a message or params object the gate
@@ -769,6 +803,13 @@ func (s *Server) scopesFor(method, name, uri string) []string {
 		if t := s.templateFor(uri); t != nil {
 			return t.def.Scopes
 		}
+	case "resources/subscribe":
+		return s.subscriptionScopes(uri)
+	case "completion/complete":
+		if name != "" {
+			return s.completionScopes(completionKey{kind: "prompt", ref: name})
+		}
+		return s.completionScopes(completionKey{kind: "resource", ref: uri})
 	}
 	return nil
 }

@@ -191,6 +191,9 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *m
 	if !ok {
 		return empty, nil
 	}
+	if err := s.authorize(req, fmt.Sprintf("completion of %s %s", k.kind, k.ref), s.completionScopes(k)); err != nil {
+		return nil, err
+	}
 	var args map[string]string
 	if p.Context != nil {
 		args = p.Context.Arguments
@@ -224,4 +227,22 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (res *m
 		res.Completion.HasMore = true
 	}
 	return res, nil
+}
+
+// completionScopes returns the scopes completing an argument of k's
+// prompt or resource template needs: those of the prompt or template
+// itself, since its completions tell what it holds.
+func (s *Server) completionScopes(k completionKey) []string {
+	if k.kind == "prompt" {
+		if p, ok := s.prompts[k.ref]; ok {
+			return p.Scopes
+		}
+		return nil
+	}
+	for _, t := range s.templates {
+		if t.def.URI == k.ref {
+			return t.def.Scopes
+		}
+	}
+	return nil
 }

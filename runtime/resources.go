@@ -149,16 +149,13 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 }
 
 // subscribe accepts subscriptions to the fixed resources and the views;
-// the SDK keeps the subscriber lists.
+// the SDK keeps the subscriber lists. A subscription to a resource that
+// declares scopes needs them, as reading it does: of a URI templates
+// match, every matching template's (fail closed).
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
-	if _, ok := s.resources[uri]; ok {
-		return nil
-	}
-	for _, t := range s.templates {
-		if t.tpl.Match(uri) != nil {
-			return nil
-		}
+	if _, ok := s.resources[uri]; ok || s.templateFor(uri) != nil {
+		return s.authorize(req, "a subscription to resource "+uri, s.subscriptionScopes(uri))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -168,6 +165,22 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 		}
 	}
 	return mcp.ResourceNotFoundError(uri)
+}
+
+// subscriptionScopes returns the scopes a subscription to uri needs: the
+// resource's, or those of every template matching it (fail closed).
+func (s *Server) subscriptionScopes(uri string) []string {
+	if r, ok := s.resources[uri]; ok {
+		return r.Scopes
+	}
+	var need []string
+	for _, t := range s.templates {
+		if t.tpl.Match(uri) != nil {
+			need = append(need, t.def.Scopes...)
+		}
+	}
+	slices.Sort(need)
+	return slices.Compact(need)
 }
 
 // addViewResource serves one view; s.views already holds it.

@@ -89,9 +89,21 @@ func newScopeRig(t testing.TB) *scopeRig {
 		},
 		Prompts: []runtime.Prompt{
 			{Name: "open_p", Description: "Anyone.", Handler: func(context.Context, map[string]string) (any, error) { return "open prompt", nil }},
-			{Name: "secret_p", Description: "Admins.", Scopes: []string{"admin"}, Handler: func(ctx context.Context, _ map[string]string) (any, error) {
-				guard(ctx, "prompt secret_p")
-				return "SECRET-PROMPT", nil
+			{Name: "secret_p", Description: "Admins.", Scopes: []string{"admin"}, Arguments: []runtime.PromptArgument{{Name: "topic"}},
+				Handler: func(ctx context.Context, _ map[string]string) (any, error) {
+					guard(ctx, "prompt secret_p")
+					return "SECRET-PROMPT", nil
+				}},
+		},
+		// Completions tell what a protected prompt or template holds.
+		Completions: []runtime.Completion{
+			{RefKind: "prompt", Ref: "secret_p", Arg: "topic", Handler: func(ctx context.Context, _ string, _ map[string]string) ([]string, error) {
+				guard(ctx, "completion of prompt secret_p")
+				return []string{"SECRET-TOPIC"}, nil
+			}},
+			{RefKind: "resource", Ref: "res://files/secret/{name}", Arg: "name", Handler: func(ctx context.Context, _ string, _ map[string]string) ([]string, error) {
+				guard(ctx, "completion of template res://files/secret/{name}")
+				return []string{"SECRET-NAME"}, nil
 			}},
 		},
 	}
@@ -224,6 +236,15 @@ var scopeAttacks = []scopeAttack{
 	{name: "batch with bytes after it", era: eraBatches, body: `[{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"secret","arguments":{}}}] x`},
 	{name: "batch with extra METHOD", era: eraBatches, body: `[{"jsonrpc":"2.0","id":23,"method":"prompts/get","params":{"name":"secret_p"},"METHOD":"ping"}]`},
 	{name: "batch with extra URI", era: eraBatches, body: `[{"jsonrpc":"2.0","id":24,"method":"ping"},{"jsonrpc":"2.0","id":25,"method":"resources/read","params":{"uri":"res://secret","URI":"res://open"}}]`},
+	{name: "a completion of a protected prompt", body: `{"jsonrpc":"2.0","id":50,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"secret_p"},"argument":{"name":"topic","value":""}}}`},
+	{name: "a completion of a protected template", body: `{"jsonrpc":"2.0","id":51,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"res://files/secret/{name}"},"argument":{"name":"name","value":""}}}`},
+	{name: "a completion with an extra NAME in its ref", body: `{"jsonrpc":"2.0","id":52,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"secret_p","NAME":"open_p"},"argument":{"name":"topic","value":""}}}`},
+	{name: "a completion with an extra REF", body: `{"jsonrpc":"2.0","id":53,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"secret_p"},"REF":{"type":"ref/prompt","name":"open_p"},"argument":{"name":"topic","value":""}}}`},
+	{name: "bytes after a completion", body: `{"jsonrpc":"2.0","id":54,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"secret_p"},"argument":{"name":"topic","value":""}}} x`},
+	{name: "a subscription to a protected resource", body: `{"jsonrpc":"2.0","id":55,"method":"resources/subscribe","params":{"uri":"res://secret"}}`},
+	{name: "a subscription through a protected template", body: `{"jsonrpc":"2.0","id":56,"method":"resources/subscribe","params":{"uri":"res://files/secret/plans"}}`},
+	{name: "a subscription with an extra URI", body: `{"jsonrpc":"2.0","id":57,"method":"resources/subscribe","params":{"uri":"res://secret","URI":"res://open"}}`},
+	{name: "batch with a completion", era: eraBatches, body: `[{"jsonrpc":"2.0","id":58,"method":"ping"},{"jsonrpc":"2.0","id":59,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"secret_p"},"argument":{"name":"topic","value":""}}}]`},
 	{name: "2026-07-28 with bytes after it", era: eraStateless, header: map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "secret"},
 		body: `{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"secret","arguments":{},` + statelessMeta + `}} x`},
 	{name: "2026-07-28 with extra NAME", era: eraStateless, header: map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "secret"},
@@ -283,6 +304,10 @@ func TestScopeBypass(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":33,"method":"resources/read","params":{"uri":"res://files/secret/plans"}}`, "SECRET-FILE"},
 		{`{"jsonrpc":"2.0","id":34,"method":"prompts/get","params":{"name":"secret_p"}}`, "SECRET-PROMPT"},
 		{`{"jsonrpc":"2.0","id":35,"method":"tools/call","params":{"name":"secret","arguments":{},"_meta":{"progressToken":"p"}}}`, "SECRET-TOOL"},
+		{`{"jsonrpc":"2.0","id":60,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"secret_p"},"argument":{"name":"topic","value":""}}}`, "SECRET-TOPIC"},
+		{`{"jsonrpc":"2.0","id":61,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"res://files/secret/{name}"},"argument":{"name":"name","value":""}}}`, "SECRET-NAME"},
+		{`{"jsonrpc":"2.0","id":62,"method":"resources/subscribe","params":{"uri":"res://secret"}}`, `"result":{}`},
+		{`{"jsonrpc":"2.0","id":63,"method":"resources/subscribe","params":{"uri":"res://files/secret/plans"}}`, `"result":{}`},
 	} {
 		if code, resp := rig.send(t, eraSession, "", "limited:plain", []byte(tc.body), nil); code != http.StatusForbidden {
 			t.Errorf("%s without the scope: %d %s; want 403", tc.body, code, resp)
@@ -340,6 +365,79 @@ func TestScopeAtDispatch(t *testing.T) {
 			got := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_note","arguments":{},` + meta + `}}`)
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("add_note with scopes %v (%s): %s; want %s", tc.scopes, meta, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestScopeAtDispatchCompletionSubscribe: where no gate reads the body
+// (behind mcpgen dev's front), completing an argument of a protected
+// prompt or template and subscribing to a protected resource are checked
+// against the caller's scopes where they are dispatched.
+func TestScopeAtDispatchCompletionSubscribe(t *testing.T) {
+	t.Parallel()
+	app := authApp()
+	app.Prompts = []runtime.Prompt{{Name: "review", Description: "Reviews notes.", Scopes: []string{"notes:admin"},
+		Arguments: []runtime.PromptArgument{{Name: "topic"}},
+		Handler:   func(context.Context, map[string]string) (any, error) { return "review", nil }}}
+	app.Resources = append(app.Resources, runtime.Resource{URI: "notes://drafts/{id}", Template: true, Name: "drafts",
+		MIMEType: "text/plain", Result: runtime.ResultText, Scopes: []string{"notes:admin"},
+		Handler: func(context.Context, string, map[string]string) (any, error) { return "draft", nil }})
+	complete := func(context.Context, string, map[string]string) ([]string, error) {
+		return []string{"SECRET-VALUE"}, nil
+	}
+	app.Completions = []runtime.Completion{
+		{RefKind: "prompt", Ref: "review", Arg: "topic", Handler: complete},
+		{RefKind: "resource", Ref: "notes://drafts/{id}", Arg: "id", Handler: complete},
+	}
+	s, err := runtime.NewServer(app, runtime.WithLogger(quietLogger(nil)), runtime.WithDevFront("run-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		scopes   []string
+		refused  bool
+		wantText string
+	}{
+		{[]string{"notes:read"}, true, ""},
+		{[]string{"notes:read", "notes:admin"}, false, "SECRET-VALUE"},
+	} {
+		id := runtime.EncodeDevIdentity(&runtime.Identity{Subject: "alice", Scopes: tc.scopes})
+		post := func(sid, body string) (string, string) {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set(runtime.DevKeyHeader, "run-key")
+			req.Header.Set(runtime.DevIdentityHeader, id)
+			if sid != "" {
+				req.Header.Set("Mcp-Session-Id", sid)
+				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.Header.Get("Mcp-Session-Id"), string(b)
+		}
+		sid, init := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		if sid == "" {
+			t.Fatalf("initialize: %s", init)
+		}
+		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"topic","value":""}}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"notes://drafts/{id}"},"argument":{"name":"id","value":""}}}`,
+			`{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"notes://secret"}}`,
+			`{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"notes://drafts/7"}}`,
+		} {
+			_, got := post(sid, body)
+			isRefused := strings.Contains(got, fmt.Sprintf(`"code":%d`, runtime.CodeInsufficientScope))
+			if isRefused != tc.refused || strings.Contains(body, "completion") && tc.refused == strings.Contains(got, "SECRET-VALUE") {
+				t.Errorf("with scopes %v: %s\nanswered %s", tc.scopes, body, got)
 			}
 		}
 	}

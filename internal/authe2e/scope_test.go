@@ -52,6 +52,8 @@ var journalAttacks = []struct{ name, version, body string }{
 	{"extra NAME", "2025-11-25", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_entry","NAME":"whoami","arguments":{"text":"x"},"_meta":{"progressToken":"p"}}}`},
 	{"extra URI", "2025-11-25", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"journal://private","URI":"journal://none","_meta":{"progressToken":"p"}}}`},
 	{"extra NAME on a prompt", "2025-11-25", `{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"review_journal","NAME":"none"}}`},
+	{"a subscription to the private resource", "2025-11-25", `{"jsonrpc":"2.0","id":11,"method":"resources/subscribe","params":{"uri":"journal://private"}}`},
+	{"a subscription with an extra URI", "2025-11-25", `{"jsonrpc":"2.0","id":12,"method":"resources/subscribe","params":{"uri":"journal://private","URI":"journal://none"}}`},
 	{"batch with bytes after it", "2025-03-26", `[{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"write_entry","arguments":{"text":"x"}}}] x`},
 	{"batch with extra METHOD", "2025-03-26", `[{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"journal://private"},"METHOD":"ping"}]`},
 }
@@ -69,6 +71,9 @@ func attackScopes(t *testing.T, mcpURL string) {
 		}
 		code, body, _ := scopeRequest(t, mcpURL, tok, sids[a.version], a.version, a.body)
 		refused := code == http.StatusBadRequest || code == http.StatusForbidden || strings.Contains(body, `"code":-32003`)
+		if strings.Contains(a.body, "subscribe") && strings.Contains(body, `"result":{}`) {
+			refused = false
+		}
 		if !refused || strings.Contains(body, "wrote") || strings.Contains(body, "PRIVATE-") {
 			t.Errorf("%s: answered %d %s; want it refused", a.name, code, body)
 		}
@@ -94,5 +99,13 @@ func TestScopeBypass(t *testing.T) {
 		base := "http://" + addr
 		start(t, base, "MCP endpoint", dir, mcpgenBin(t), "dev", ".", "--addr", addr, "--auth-issuer", iss, "--auth-scopes", "notes:read")
 		attackScopes(t, base+"/mcp")
+		// A plain subscription gets the 403 clients step up on.
+		mcpURL := base + "/mcp"
+		tok := mint(t, url.Values{"aud": {mcpURL}, "scope": {"notes:read"}, "sub": {"mallory"}})
+		sid := scopeSession(t, mcpURL, tok, "2025-11-25")
+		sub := `{"jsonrpc":"2.0","id":30,"method":"resources/subscribe","params":{"uri":"journal://private"}}`
+		if code, body, _ := scopeRequest(t, mcpURL, tok, sid, "2025-11-25", sub); code != http.StatusForbidden {
+			t.Errorf("a subscription to journal://private without notes:write: %d %s; want 403", code, body)
+		}
 	})
 }

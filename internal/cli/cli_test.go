@@ -88,6 +88,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dev", "--auth-upstream", "github", "--auth-issuer", "https://as.example.com"}, "exclude each other"},
 		{[]string{"dev", "--auth-upstream", "github", "--auth-client-id", "x", "--auth-client-secret", "@/nonexistent/secret"}, "--auth-client-secret: open /nonexistent/secret"},
 		{[]string{"dev", "--auth-upstream-scopes", "repo"}, "--auth-upstream-scopes needs --auth-upstream"},
+		{[]string{"dev", "--auth-introspection-limit", "5/1h"}, "--auth-introspection-limit needs --auth-issuer"},
+		{[]string{"dev", "--auth-issuer", "https://as.example.com", "--auth-introspection-caller-limit", "5/1h"}, "--auth-introspection-caller-limit bounds calls to the introspection endpoint: it needs --auth-introspection"},
+		{[]string{"dev", "--auth-issuer", "https://as.example.com", "--auth-introspection", "https://as.example.com/introspect", "--auth-introspection-limit", "many"}, "invalid --auth-introspection-limit"},
 	} {
 		_, errOut, code := runCLI(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {

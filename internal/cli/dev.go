@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/dev"
 	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/runtime/oauth"
 )
 
 func devCommand() *ucli.Command {
@@ -42,6 +43,10 @@ func devCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "auth-issuer", EnvVars: []string{"MCPGEN_AUTH_ISSUER"}, Usage: "accept only bearer tokens from the authorization server `URL`, as a built connector does"},
 			&ucli.StringFlag{Name: "auth-audience", EnvVars: []string{"MCPGEN_AUTH_AUDIENCE"}, Usage: "require `AUD` in the tokens' aud claim instead of the public URL + /mcp"},
 			&ucli.StringFlag{Name: "auth-introspection", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION"}, Usage: "verify opaque tokens at this RFC 7662 `URL` ($MCPGEN_AUTH_CLIENT_ID, $MCPGEN_AUTH_CLIENT_SECRET)"},
+			&ucli.StringFlag{Name: "auth-introspection-limit", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION_LIMIT"},
+				Usage: "ask the introspection endpoint about new tokens at most `N/DURATION` times in all (default " + runtime.Rate(oauth.DefaultIntrospectionLimit).String() + "); over it, 503"},
+			&ucli.StringFlag{Name: "auth-introspection-caller-limit", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION_CALLER_LIMIT"},
+				Usage: "ask the introspection endpoint about new tokens from one client address at most `N/DURATION` times (default " + runtime.Rate(oauth.DefaultIntrospectionCallerLimit).String() + "); over it, 429"},
 			&ucli.StringFlag{Name: "auth-scopes", EnvVars: []string{"MCPGEN_AUTH_SCOPES"}, Usage: "require these space-separated `SCOPES` on every request"},
 			&ucli.StringFlag{Name: "auth-upstream", EnvVars: []string{"MCPGEN_AUTH_UPSTREAM"}, Usage: "be the OAuth authorization server in front of the identity `PROVIDER` (github, google, entra:TENANT or an OpenID issuer URL), as a built connector does; register PUBLIC_URL/oauth/callback there"},
 			&ucli.StringFlag{Name: "auth-client-id", EnvVars: []string{"MCPGEN_AUTH_CLIENT_ID"}, Usage: "the connector's OAuth client `ID` at the --auth-upstream provider"},
@@ -112,7 +117,7 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 	}
 	issuer := c.String("auth-issuer")
 	if issuer == "" {
-		for _, f := range []string{"auth-audience", "auth-introspection", "auth-scopes"} {
+		for _, f := range []string{"auth-audience", "auth-introspection", "auth-scopes", "auth-introspection-limit", "auth-introspection-caller-limit"} {
 			if c.String(f) != "" {
 				return nil, usagef("--%s needs --auth-issuer (the authorization server whose tokens are accepted)", f)
 			}
@@ -126,6 +131,27 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 		Scopes:           strings.Fields(c.String("auth-scopes")),
 		ClientID:         os.Getenv("MCPGEN_AUTH_CLIENT_ID"),
 		ClientSecret:     os.Getenv("MCPGEN_AUTH_CLIENT_SECRET"),
+	}
+	// The bounds on introspection calls, as a built connector reads them.
+	for _, l := range []struct {
+		flag string
+		dst  *runtime.Rate
+	}{
+		{"auth-introspection-limit", &a.IntrospectionLimit},
+		{"auth-introspection-caller-limit", &a.IntrospectionCallerLimit},
+	} {
+		v := c.String(l.flag)
+		if v == "" {
+			continue
+		}
+		if a.IntrospectionURL == "" {
+			return nil, usagef("--%s bounds calls to the introspection endpoint: it needs --auth-introspection", l.flag)
+		}
+		r, err := runtime.ParseRate(v)
+		if err != nil {
+			return nil, usagef("invalid --%s: %v", l.flag, err)
+		}
+		*l.dst = r
 	}
 	return a, nil
 }

@@ -134,7 +134,8 @@ func (f *front) client(schemas *schemaBytes) *http.Client {
 
 // scopesFor returns the scopes the current connector declares for one
 // request (its tools, resources and prompts list them in
-// _meta["mcpgen/scopes"]).
+// _meta["mcpgen/scopes"]): a completion needs those of its prompt or
+// template, a subscription those of its resource.
 func (f *front) scopesFor(method, name, uri string) []string {
 	f.mu.Lock()
 	snap := f.snap
@@ -163,6 +164,32 @@ func (f *front) scopesFor(method, name, uri string) []string {
 		}
 		for _, t := range snap.templates {
 			if tpl, err := uritemplate.New(t.URITemplate); err == nil && tpl.Match(uri) != nil {
+				return metaScopes(t.Meta)
+			}
+		}
+	case "resources/subscribe":
+		// The resource's scopes, or those of every template matching it.
+		for _, r := range snap.resources {
+			if r.URI == uri {
+				return metaScopes(r.Meta)
+			}
+		}
+		var need []string
+		for _, t := range snap.templates {
+			if tpl, err := uritemplate.New(t.URITemplate); err == nil && tpl.Match(uri) != nil {
+				need = append(need, metaScopes(t.Meta)...)
+			}
+		}
+		return need
+	case "completion/complete":
+		// A prompt's (by name) or a resource template's (by template).
+		for _, p := range snap.prompts {
+			if name != "" && p.Name == name {
+				return metaScopes(p.Meta)
+			}
+		}
+		for _, t := range snap.templates {
+			if uri != "" && t.URITemplate == uri {
 				return metaScopes(t.Meta)
 			}
 		}

@@ -5,7 +5,7 @@
 // browser would) -> token; then it calls whoami, and write_entry, whose
 // extra scope is answered 403 insufficient_scope, re-authorizes with the
 // scope the challenge names, and calls it again. It prints one JSON object
-// with what it saw.
+// with what it saw. With ONLY_WHOAMI set, it stops after the first whoami.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -137,6 +137,12 @@ try {
   out.sessionId = transport.sessionId ?? null;
   out.whoami = text(await client.callTool({ name: 'whoami', arguments: {} }));
   out.scopeBefore = provider.tokenSet?.scope ?? null;
+  if (process.env.ONLY_WHOAMI) {
+    // The flow and one call, for authorization servers without notes:write.
+    out.accessToken = provider.tokenSet?.access_token ?? null;
+    await client.close();
+    throw new Error('done');
+  }
 
   // A tool needing a scope the token lacks: 403, re-authorize, call again.
   try {
@@ -162,6 +168,7 @@ try {
   out.clientId = provider.client?.client_id ?? null;
   await client.close();
 } catch (err) {
-  if (!(sse && out.refused && err?.message === 'done')) out.error = String(err?.stack ?? err);
+  const done = err?.message === 'done' && ((sse && out.refused) || process.env.ONLY_WHOAMI);
+  if (!done) out.error = String(err?.stack ?? err);
 }
 process.stdout.write(JSON.stringify(out) + '\n');
