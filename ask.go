@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,7 +18,7 @@ import (
 //
 //	name, _, err := mcpgen.Elicit[Name](mcpgen.InputKey(ctx, "user_name"), "What is your name?")
 func InputKey(ctx context.Context, key string) context.Context {
-	return runtime.WithInputKey(ctx, key)
+	return connector.WithInputKey(ctx, key)
 }
 
 // Roots asks the client for its roots (roots/list): the directories or
@@ -27,7 +27,7 @@ func InputKey(ctx context.Context, key string) context.Context {
 // handler runs again with the answer: return when Roots returns
 // ErrInputRequired.
 func Roots(ctx context.Context) ([]*mcp.Root, error) {
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil {
 		return nil, ErrNoRequest
 	}
@@ -47,5 +47,5 @@ func Roots(ctx context.Context) ([]*mcp.Root, error) {
 // or without a question asks only what the client can answer. It is never
 // nil; outside a handler it is empty.
 func ClientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
-	return runtime.CallFrom(ctx).ClientCapabilities()
+	return connector.CallFrom(ctx).ClientCapabilities()
 }

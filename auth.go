@@ -3,12 +3,12 @@ package mcpgen
 import (
 	"context"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/connector"
 )
 
 // Identity is the verified caller of a request: Subject (the token's
 // "sub"), Scopes, Issuer, ClientID, Expiry and all the token's Claims.
-type Identity = runtime.Identity
+type Identity = connector.Identity
 
 // Auth returns who is calling: the identity from the request's verified
 // access token, or nil when the connector runs without auth (no
@@ -19,4 +19,4 @@ type Identity = runtime.Identity
 //		return nil, errors.New("sign in to use this tool")
 //	}
 //	notes := store.NotesOf(id.Subject)
-func Auth(ctx context.Context) *Identity { return runtime.IdentityFrom(ctx) }
+func Auth(ctx context.Context) *Identity { return connector.IdentityFrom(ctx) }

@@ -1,7 +1,7 @@
 package mcpgen
 
 import (
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -9,7 +9,7 @@ import (
 // a tool to send them as they are:
 //
 //	return mcpgen.Contents{mcpgen.Text("Here it is:"), mcpgen.Image(png, "image/png")}, nil
-type Contents = runtime.Contents
+type Contents = connector.Contents
 
 // Text returns a text content block.
 func Text(s string) *mcp.TextContent { return &mcp.TextContent{Text: s} }

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,7 +35,7 @@ const (
 // outside a handler (or in stateless HTTP mode, where it lasts one
 // request). It reaches everything the go-sdk offers a server session.
 func Session(ctx context.Context) *mcp.ServerSession {
-	if c := runtime.CallFrom(ctx); c != nil {
+	if c := connector.CallFrom(ctx); c != nil {
 		return c.Session
 	}
 	return nil
@@ -49,7 +49,7 @@ func Session(ctx context.Context) *mcp.ServerSession {
 // with args the message's data is an object {"msg": msg, key: value, ...},
 // without them the plain string msg. Log does nothing outside a handler.
 func Log(ctx context.Context, level Level, msg string, args ...any) {
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil {
 		return
 	}
@@ -107,11 +107,11 @@ func Progress(ctx context.Context, progress, total float64, msg string) error {
 			status = fmt.Sprintf("%g of %g", progress, total)
 		}
 	}
-	if runtime.TaskProgress(ctx, status) {
+	if connector.TaskProgress(ctx, status) {
 		// In a task, progress is the task's status message (tasks/get).
 		return nil
 	}
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil || c.Session == nil {
 		return nil
 	}
@@ -128,7 +128,7 @@ func Progress(ctx context.Context, progress, total float64, msg string) error {
 // in at most maxTokens tokens (1000 when 0) and returns the text of its
 // answer. The client must support sampling. Under MCP 2026-07-28 the
 // question ends the tool call and the handler runs again with the answer:
-// return when Sample returns ErrInputRequired (see runtime.ErrInputRequired).
+// return when Sample returns ErrInputRequired (see connector.ErrInputRequired).
 func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	if maxTokens <= 0 {
 		maxTokens = 1000
@@ -149,11 +149,11 @@ func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 // ErrInputRequired is returned by Sample, SampleMessage and Elicit under
 // MCP 2026-07-28 until the client has answered: return it from the
 // handler, which is then called again with the answer available.
-var ErrInputRequired = runtime.ErrInputRequired
+var ErrInputRequired = connector.ErrInputRequired
 
 // SampleMessage sends a full sampling/createMessage request to the client.
 func SampleMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil {
 		return nil, ErrNoRequest
 	}
@@ -177,9 +177,9 @@ func SampleMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.C
 
 // ResourceUpdated tells the clients subscribed to uri that the resource
 // changed (notifications/resources/updated). ctx must come from a handler;
-// outside one, call (*runtime.Server).ResourceUpdated.
+// outside one, call (*connector.Server).ResourceUpdated.
 func ResourceUpdated(ctx context.Context, uri string) error {
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil || c.Server == nil {
 		return ErrNoRequest
 	}
@@ -194,7 +194,7 @@ func ResourceUpdated(ctx context.Context, uri string) error {
 // over Streamable HTTP with resumable streams (an event store; sessions at
 // protocol 2025-11-25) has one.
 func CloseStream(ctx context.Context, retryAfter time.Duration) bool {
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil {
 		return false
 	}

@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/tagopt"
-	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,7 +55,7 @@ const (
 // with the answer: return when Elicit returns ErrInputRequired.
 func Elicit[T any](ctx context.Context, message string) (T, Action, error) {
 	var zero T
-	c := runtime.CallFrom(ctx)
+	c := connector.CallFrom(ctx)
 	if c == nil {
 		return zero, "", ErrNoRequest
 	}

@@ -12,29 +12,29 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/browsertest"
 	"github.com/mcpgen/mcpgen/internal/testenv"
-	"github.com/mcpgen/mcpgen/runtime"
 )
 
 var update = flag.Bool("update", false, "write the views' screenshots into docs/screenshots (also: MCPGEN_UPDATE_SCREENSHOTS=1)")
 
 // greetServer is a real mcpgen runtime server with one tool, greet, linked
 // to the card view; it counts its calls.
-func greetServer(t *testing.T, view string, views []runtime.View, calls *atomic.Int64) *runtime.Server {
+func greetServer(t *testing.T, view string, views []connector.View, calls *atomic.Int64) *connector.Server {
 	t.Helper()
-	app := &runtime.App{
+	app := &connector.App{
 		Name:    "card-test",
 		Version: "1.0.0",
-		Tools: []runtime.Tool{{
+		Tools: []connector.Tool{{
 			Name:         "greet",
 			Title:        "Greet",
 			Description:  "Greet someone by name.",
 			InputSchema:  `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`,
 			OutputSchema: `{"type":"object","properties":{"message":{"type":"string"},"count":{"type":"integer"}},"required":["message","count"]}`,
-			Annotations:  runtime.Annotations{ReadOnly: true, Idempotent: true},
+			Annotations:  connector.Annotations{ReadOnly: true, Idempotent: true},
 			UI:           view,
-			Result:       runtime.ResultStruct,
+			Result:       connector.ResultStruct,
 			Handler: func(ctx context.Context, args json.RawMessage) (any, error) {
 				var in struct{ Name string }
 				if err := json.Unmarshal(args, &in); err != nil {
@@ -49,7 +49,7 @@ func greetServer(t *testing.T, view string, views []runtime.View, calls *atomic.
 		}},
 		Views: views,
 	}
-	srv, err := runtime.NewServer(app)
+	srv, err := connector.NewServer(app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +138,11 @@ func screenshotPath(t *testing.T, name string) string {
 }
 
 // runtimeViews bundles the views of the project at dir for the runtime.
-func runtimeViews(t *testing.T, dir string) []runtime.View {
+func runtimeViews(t *testing.T, dir string) []connector.View {
 	t.Helper()
-	var views []runtime.View
+	var views []connector.View
 	for _, v := range build(t, newBundler(t, dir, true)) {
-		views = append(views, runtime.View{Name: v.Name, URI: v.URI, HTML: v.HTML, Meta: runtime.ViewMeta{
+		views = append(views, connector.View{Name: v.Name, URI: v.URI, HTML: v.HTML, Meta: connector.ViewMeta{
 			ConnectDomains: v.Meta.ConnectDomains, ResourceDomains: v.Meta.ResourceDomains,
 			FrameDomains: v.Meta.FrameDomains, BaseURIDomains: v.Meta.BaseURIDomains,
 			Permissions: v.Meta.Permissions, Domain: v.Meta.Domain, PrefersBorder: v.Meta.PrefersBorder,
@@ -256,7 +256,7 @@ func TestExtAppsCardInBrowser(t *testing.T) {
 	}
 	testenv.Chromium(t)
 	html := extAppsCardHTML(t)
-	views := []runtime.View{{Name: "card", URI: "ui://card/extapps", HTML: html}}
+	views := []connector.View{{Name: "card", URI: "ui://card/extapps", HTML: html}}
 	var calls atomic.Int64
 	// The MCP server on its own origin, as a connector binary would be.
 	mcpSrv := httptest.NewServer(greetServer(t, "card", views, &calls).Handler())

@@ -20,9 +20,9 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/mcpgen/mcpgen/connector/ui"
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
-	"github.com/mcpgen/mcpgen/runtime/ui"
 )
 
 // Options configure a Bundler.

@@ -41,17 +41,17 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/browser"
 	"github.com/mcpgen/mcpgen/internal/fixture"
 	"github.com/mcpgen/mcpgen/internal/inspector"
-	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // Connector is a connector under test: the server of its App, a client
 // session to it, and (once a view is rendered) a browser.
 type Connector struct {
 	t       testing.TB
-	srv     *runtime.Server
+	srv     *connector.Server
 	session *mcp.ClientSession
 	dir     string
 	timeout time.Duration
@@ -76,13 +76,13 @@ func Timeout(d time.Duration) Option { return func(c *Connector) { c.timeout = d
 
 // New serves app (the generated mcpgenApp()) in memory and connects a
 // client to it; everything is closed when the test ends.
-func New(t testing.TB, app *runtime.App, opts ...Option) *Connector {
+func New(t testing.TB, app *connector.App, opts ...Option) *Connector {
 	t.Helper()
 	c := &Connector{t: t, dir: ".", timeout: 20 * time.Second}
 	for _, o := range opts {
 		o(c)
 	}
-	srv, err := runtime.NewServer(app, runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	srv, err := connector.NewServer(app, connector.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatalf("mcpgentest: %v", err)
 	}
@@ -108,7 +108,7 @@ func New(t testing.TB, app *runtime.App, opts ...Option) *Connector {
 func (c *Connector) Session() *mcp.ClientSession { return c.session }
 
 // Server is the connector's server.
-func (c *Connector) Server() *runtime.Server { return c.srv }
+func (c *Connector) Server() *connector.Server { return c.srv }
 
 // CallTool calls a tool as a host does (arguments validated against its
 // schema). A protocol error fails the test; a tool error is a result with

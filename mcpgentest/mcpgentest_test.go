@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/bundler"
+	mrt "github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 	"github.com/mcpgen/mcpgen/mcpgentest"
-	mrt "github.com/mcpgen/mcpgen/runtime"
 )
 
 // The view shows the greeting, and a button that calls greet again through

@@ -2,7 +2,7 @@
 
 package main
 
-import "github.com/mcpgen/mcpgen/runtime"
+import "github.com/mcpgen/mcpgen/connector"
 
 // mcpgenViews are the connector's bundled views (ui/NAME.tsx), one HTML document each.
-var mcpgenViews = []runtime.View{}
+var mcpgenViews = []connector.View{}

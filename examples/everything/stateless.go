@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcpgen/mcpgen"
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/connector"
 )
 
 // The diagnostic tools of the conformance suite's server-stateless
@@ -61,7 +61,7 @@ func TestTriggerToolChange(ctx context.Context) (string, error) {
 	toggles.Lock()
 	defer toggles.Unlock()
 	toggles.toolHidden = !toggles.toolHidden
-	if err := runtime.CallFrom(ctx).Server.SetToolEnabled("test_optional_tool", !toggles.toolHidden); err != nil {
+	if err := connector.CallFrom(ctx).Server.SetToolEnabled("test_optional_tool", !toggles.toolHidden); err != nil {
 		return "", err
 	}
 	if toggles.toolHidden {
@@ -78,7 +78,7 @@ func TestTriggerPromptChange(ctx context.Context) (string, error) {
 	toggles.Lock()
 	defer toggles.Unlock()
 	toggles.promptHidden = !toggles.promptHidden
-	if err := runtime.CallFrom(ctx).Server.SetPromptEnabled("test_optional_prompt", !toggles.promptHidden); err != nil {
+	if err := connector.CallFrom(ctx).Server.SetPromptEnabled("test_optional_prompt", !toggles.promptHidden); err != nil {
 		return "", err
 	}
 	if toggles.promptHidden {

@@ -11,11 +11,11 @@ package main
 import (
 	"os"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen"
 )
 
 //go:generate go tool mcpgen generate
 
 func main() {
-	os.Exit(runtime.Main(mcpgenApp()))
+	os.Exit(mcpgen.Main(mcpgenApp()))
 }

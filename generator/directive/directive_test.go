@@ -1,7 +1,7 @@
 package directive
 
 import (
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/connector"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,9 +197,9 @@ func FuzzLex(f *testing.F) {
 func TestRateMatchesRuntime(t *testing.T) {
 	for _, v := range []string{"10/1m", "5/30s", "10/s", "60/m", "500/h", "3/90s", "1/1ms", "0/1m", "-1/1m", "x/1m", "10", "10/", "10/0s", "10/-1m", "10/soon", "/1m"} {
 		n, per, why := Rate(v)
-		r, err := runtime.ParseRate(v)
+		r, err := connector.ParseRate(v)
 		if (why == "") != (err == nil) || (err == nil && (r.N != n || r.Per != per)) {
-			t.Errorf("%q: directive.Rate = %d, %v, %q; runtime.ParseRate = %v, %v", v, n, per, why, r, err)
+			t.Errorf("%q: directive.Rate = %d, %v, %q; connector.ParseRate = %v, %v", v, n, per, why, r, err)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func TestViewsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(src), "var mcpgenViews = []runtime.View{}") {
+	if !strings.Contains(string(src), "var mcpgenViews = []mcpgenconnector.View{}") {
 		t.Errorf("got\n%s", src)
 	}
 }

@@ -29,7 +29,7 @@ import (
 const (
 	GenFile      = "mcpgen_gen.go"
 	ViewsGenFile = "mcpgen_views_gen.go"
-	RuntimePath  = "github.com/mcpgen/mcpgen/runtime"
+	RuntimePath  = "github.com/mcpgen/mcpgen/connector"
 )
 
 // Program is a loaded module.

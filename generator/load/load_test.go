@@ -34,9 +34,9 @@ func writeModule(t *testing.T, files map[string]string) string {
 
 const mainGo = `package main
 
-import "github.com/mcpgen/mcpgen/runtime"
+import "github.com/mcpgen/mcpgen/connector"
 
-var app *runtime.App = mcpgenApp()
+var app *connector.App = mcpgenApp()
 
 func main() { _ = app; _ = mcpgenViews }
 `

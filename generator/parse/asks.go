@@ -20,12 +20,12 @@ const rootPath = "github.com/mcpgen/mcpgen"
 // askers are the functions (types.Func.FullName) that send the client a
 // request, or hand out what can: the session or the runtime's call.
 var askers = map[string]bool{
-	rootPath + ".Sample":                   true,
-	rootPath + ".SampleMessage":            true,
-	rootPath + ".Elicit":                   true,
-	rootPath + ".Session":                  true, // the go-sdk session asks (CreateMessage, Elicit, ListRoots)
-	rootPath + "/runtime.CallFrom":         true,
-	"(*" + rootPath + "/runtime.Call).Ask": true,
+	rootPath + ".Sample":                     true,
+	rootPath + ".SampleMessage":              true,
+	rootPath + ".Elicit":                     true,
+	rootPath + ".Session":                    true, // the go-sdk session asks (CreateMessage, Elicit, ListRoots)
+	rootPath + "/connector.CallFrom":         true,
+	"(*" + rootPath + "/connector.Call).Ask": true,
 	"(*github.com/modelcontextprotocol/go-sdk/mcp.ServerSession).CreateMessage":          true,
 	"(*github.com/modelcontextprotocol/go-sdk/mcp.ServerSession).CreateMessageWithTools": true,
 	"(*github.com/modelcontextprotocol/go-sdk/mcp.ServerSession).Elicit":                 true,

@@ -3,7 +3,7 @@ package parse
 // Message templates, kept together so the wording stays consistent.
 const (
 	msgNoRoot          = "the module root has no Go package"
-	hintNoRoot         = "add main.go in package main that calls runtime.Main(mcpgenApp()); mcpgen new scaffolds one"
+	hintNoRoot         = "add main.go in package main that calls mcpgen.Main(mcpgenApp()); mcpgen new scaffolds one"
 	msgRootNotMain     = "the module root package is package %s; mcpgen generates into package main"
 	hintRootNotMain    = "rename the package clause to: package main"
 	msgNotOnFunc       = "//mcpgen:%s must be in the doc comment of a top-level func"

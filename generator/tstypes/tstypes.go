@@ -15,8 +15,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcpgen/mcpgen/connector/ui"
 	"github.com/mcpgen/mcpgen/generator/ir"
-	"github.com/mcpgen/mcpgen/runtime/ui"
 )
 
 // File is where the pipeline writes the declarations, relative to the

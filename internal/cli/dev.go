@@ -1,16 +1,16 @@
 package cli
 
 import (
-	"github.com/mcpgen/mcpgen/runtime/authserver"
+	"github.com/mcpgen/mcpgen/connector/authserver"
 	"net"
 	"os"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/connector/oauth"
 	"github.com/mcpgen/mcpgen/internal/dev"
-	"github.com/mcpgen/mcpgen/runtime"
-	"github.com/mcpgen/mcpgen/runtime/oauth"
 )
 
 func devCommand() *ucli.Command {
@@ -44,9 +44,9 @@ func devCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "auth-audience", EnvVars: []string{"MCPGEN_AUTH_AUDIENCE"}, Usage: "require `AUD` in the tokens' aud claim instead of the public URL + /mcp"},
 			&ucli.StringFlag{Name: "auth-introspection", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION"}, Usage: "verify opaque tokens at this RFC 7662 `URL` ($MCPGEN_AUTH_CLIENT_ID, $MCPGEN_AUTH_CLIENT_SECRET)"},
 			&ucli.StringFlag{Name: "auth-introspection-limit", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION_LIMIT"},
-				Usage: "ask the introspection endpoint about new tokens at most `N/DURATION` times in all (default " + runtime.Rate(oauth.DefaultIntrospectionLimit).String() + "); over it, 503"},
+				Usage: "ask the introspection endpoint about new tokens at most `N/DURATION` times in all (default " + connector.Rate(oauth.DefaultIntrospectionLimit).String() + "); over it, 503"},
 			&ucli.StringFlag{Name: "auth-introspection-caller-limit", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION_CALLER_LIMIT"},
-				Usage: "ask the introspection endpoint about new tokens from one client address at most `N/DURATION` times (default " + runtime.Rate(oauth.DefaultIntrospectionCallerLimit).String() + "); over it, 429"},
+				Usage: "ask the introspection endpoint about new tokens from one client address at most `N/DURATION` times (default " + connector.Rate(oauth.DefaultIntrospectionCallerLimit).String() + "); over it, 429"},
 			&ucli.StringFlag{Name: "auth-scopes", EnvVars: []string{"MCPGEN_AUTH_SCOPES"}, Usage: "require these space-separated `SCOPES` on every request"},
 			&ucli.StringFlag{Name: "auth-upstream", EnvVars: []string{"MCPGEN_AUTH_UPSTREAM"}, Usage: "be the OAuth authorization server in front of the identity `PROVIDER` (github, google, entra:TENANT or an OpenID issuer URL), as a built connector does; register PUBLIC_URL/oauth/callback there"},
 			&ucli.StringFlag{Name: "auth-client-id", EnvVars: []string{"MCPGEN_AUTH_CLIENT_ID"}, Usage: "the connector's OAuth client `ID` at the --auth-upstream provider"},
@@ -109,9 +109,9 @@ func runDev(c *ucli.Context) error {
 // devAuth reads the auth flags of mcpgen dev: the same as a connector
 // binary's, checked the same way (an auth flag without --auth-issuer is a
 // mistake, not "no auth").
-func devAuth(c *ucli.Context) (*runtime.Auth, error) {
+func devAuth(c *ucli.Context) (*connector.Auth, error) {
 	if c.String("rate-limit") != "" {
-		if _, err := runtime.ParseRate(c.String("rate-limit")); err != nil {
+		if _, err := connector.ParseRate(c.String("rate-limit")); err != nil {
 			return nil, usagef("--rate-limit: %v", err)
 		}
 	}
@@ -124,7 +124,7 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 		}
 		return nil, nil
 	}
-	a := &runtime.Auth{
+	a := &connector.Auth{
 		Issuer:           issuer,
 		Audience:         c.String("auth-audience"),
 		IntrospectionURL: c.String("auth-introspection"),
@@ -135,7 +135,7 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 	// The bounds on introspection calls, as a built connector reads them.
 	for _, l := range []struct {
 		flag string
-		dst  *runtime.Rate
+		dst  *connector.Rate
 	}{
 		{"auth-introspection-limit", &a.IntrospectionLimit},
 		{"auth-introspection-caller-limit", &a.IntrospectionCallerLimit},
@@ -147,7 +147,7 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 		if a.IntrospectionURL == "" {
 			return nil, usagef("--%s bounds calls to the introspection endpoint: it needs --auth-introspection", l.flag)
 		}
-		r, err := runtime.ParseRate(v)
+		r, err := connector.ParseRate(v)
 		if err != nil {
 			return nil, usagef("invalid --%s: %v", l.flag, err)
 		}
@@ -158,7 +158,7 @@ func devAuth(c *ucli.Context) (*runtime.Auth, error) {
 
 // devAuthUpstream reads --auth-upstream and its client flags, checked as a
 // connector binary checks them (the public URL defaults to the front's).
-func devAuthUpstream(c *ucli.Context, issuer bool) (*runtime.AuthUpstream, error) {
+func devAuthUpstream(c *ucli.Context, issuer bool) (*connector.AuthUpstream, error) {
 	name := c.String("auth-upstream")
 	if name == "" {
 		if c.String("auth-upstream-scopes") != "" {
@@ -172,13 +172,13 @@ func devAuthUpstream(c *ucli.Context, issuer bool) (*runtime.AuthUpstream, error
 	if _, err := authserver.ParseUpstream(name); err != nil {
 		return nil, usagef("%v", err)
 	}
-	secret, err := runtime.ReadSecretFlag("--auth-client-secret", c.String("auth-client-secret"))
+	secret, err := connector.ReadSecretFlag("--auth-client-secret", c.String("auth-client-secret"))
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
 	if c.String("auth-client-id") == "" || secret == "" {
 		return nil, usagef("--auth-upstream needs --auth-client-id and --auth-client-secret: the OAuth app registered for this connector at the provider, with the callback URL PUBLIC_URL/oauth/callback")
 	}
-	return &runtime.AuthUpstream{Upstream: name, ClientID: c.String("auth-client-id"), ClientSecret: secret,
+	return &connector.AuthUpstream{Upstream: name, ClientID: c.String("auth-client-id"), ClientSecret: secret,
 		Scopes: strings.Fields(c.String("auth-upstream-scopes"))}, nil
 }

@@ -42,7 +42,7 @@ func lintModule(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-const lintMain = "package main\n\nimport (\n\t\"os\"\n\n\t\"github.com/mcpgen/mcpgen/runtime\"\n)\n\nfunc main() { os.Exit(runtime.Main(mcpgenApp())) }\n"
+const lintMain = "package main\n\nimport (\n\t\"os\"\n\n\t\"github.com/mcpgen/mcpgen\"\n)\n\nfunc main() { os.Exit(mcpgen.Main(mcpgenApp())) }\n"
 
 // TestLintExitCodes checks the exit status with and without --strict: a
 // warning fails only under --strict, an error always.

@@ -9,7 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpgen/mcpgen/runtime/authserver"
+	"github.com/mcpgen/mcpgen/connector/authserver"
 	"io"
 	"net"
 	"net/http"
@@ -23,11 +23,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/internal/inspector"
-	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // Options configure Run.
@@ -67,11 +67,11 @@ type Options struct {
 	// the caller's identity to the connector. PublicURL names the resource
 	// (default: the front's own URL); RateLimit is the connector's
 	// --rate-limit.
-	Auth *runtime.Auth
+	Auth *connector.Auth
 	// AuthUpstream, instead of Auth, makes the front the authorization
 	// server in front of an upstream identity provider, like a built
 	// connector with --auth-upstream (its state in memory for the run).
-	AuthUpstream *runtime.AuthUpstream
+	AuthUpstream *connector.AuthUpstream
 	PublicURL    string
 	RateLimit    string
 	// NoTypeCheck turns off the background type check of the views, which
@@ -131,8 +131,8 @@ type runner struct {
 	dir      string
 	out      *term
 	front    *front
-	gate     *runtime.AuthGate  // nil without Options.Auth
-	asrv     *authserver.Server // nil without Options.AuthUpstream
+	gate     *connector.AuthGate // nil without Options.Auth
+	asrv     *authserver.Server  // nil without Options.AuthUpstream
 	evs      chan event
 	tmp      string
 	views    Views
@@ -209,9 +209,9 @@ func newRunner(opts Options) (*runner, error) {
 	// the host-facing client's address for per-caller limits) only with
 	// this run's key.
 	r.front.key = newDevKey()
-	r.opts.Env = append(slices.Clip(r.opts.Env), runtime.DevFrontKeyEnv+"="+r.front.key)
+	r.opts.Env = append(slices.Clip(r.opts.Env), connector.DevFrontKeyEnv+"="+r.front.key)
 	if opts.RateLimit != "" {
-		if _, err := runtime.ParseRate(opts.RateLimit); err != nil {
+		if _, err := connector.ParseRate(opts.RateLimit); err != nil {
 			return nil, fmt.Errorf("--rate-limit: %v", err)
 		}
 		r.opts.Env = append(slices.Clip(r.opts.Env), "MCPGEN_RATE_LIMIT="+opts.RateLimit)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/inspector"
-	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // handler serves the front's MCP endpoint at /mcp, the HTTP+SSE
@@ -24,11 +24,11 @@ func (r *runner) handler() http.Handler {
 	// Both protocol eras, as the built connector serves them: a
 	// 2026-07-28 request is served on its own (the front opens a connector
 	// session for it), a 2025-11-25 host keeps its session.
-	var mcpH http.Handler = runtime.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	var mcpH http.Handler = connector.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	// A call on /sse or /ws is forwarded with its caller's identity like
 	// one on /mcp; the connector checks its scopes where it is dispatched.
-	cfg := runtime.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	streams := runtime.NewMessageTransports(r.front.srv, cfg)
+	cfg := connector.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	streams := connector.NewMessageTransports(r.front.srv, cfg)
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
 	if r.asrv != nil {
@@ -36,16 +36,16 @@ func (r *runner) handler() http.Handler {
 	}
 	if r.gate != nil {
 		// /sse and /ws are resources of their own, with their own
-		// metadata (see runtime.AuthGate.ForPath).
-		sseGate, wsGate := r.gate.ForPath(runtime.SSEPath), r.gate.ForPath(runtime.WebSocketPath)
+		// metadata (see connector.AuthGate.ForPath).
+		sseGate, wsGate := r.gate.ForPath(connector.SSEPath), r.gate.ForPath(connector.WebSocketPath)
 		mcpH, sseH, wsH = r.gate.Wrap(mcpH), sseGate.Wrap(sseH), wsGate.Wrap(wsH)
 		r.gate.Mount(mux)
 		sseGate.Mount(mux)
 		wsGate.Mount(mux)
 	}
 	mux.Handle("/mcp", r.guard(mcpH))
-	mux.Handle(runtime.SSEPath, r.guard(sseH))
-	mux.Handle(runtime.WebSocketPath, r.guard(wsH))
+	mux.Handle(connector.SSEPath, r.guard(sseH))
+	mux.Handle(connector.WebSocketPath, r.guard(wsH))
 	// Everything else is the inspector, which checks Host and Origin itself.
 	mux.Handle("/", r.insp)
 	return mux
@@ -83,7 +83,7 @@ func (r *runner) guard(next http.Handler) http.Handler {
 		if err != nil {
 			addr = req.RemoteAddr
 		}
-		req.Header.Set(runtime.DevCallerAddrHeader, addr)
+		req.Header.Set(connector.DevCallerAddrHeader, addr)
 		next.ServeHTTP(w, req)
 	})
 }

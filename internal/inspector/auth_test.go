@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/inspector"
-	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // TestInspectorSignIn serves the inspector around a server behind mcpgen's
@@ -26,13 +26,13 @@ import (
 func TestInspectorSignIn(t *testing.T) {
 	srv := echoServer(t)
 	tokens := map[string][]string{"tok-read": {"read"}}
-	gate, err := runtime.NewAuthGate(runtime.AuthGateConfig{
-		Auth: runtime.Auth{Issuer: "https://issuer.example.test", Verifier: func(_ context.Context, token string, _ *http.Request) (*runtime.Identity, error) {
+	gate, err := connector.NewAuthGate(connector.AuthGateConfig{
+		Auth: connector.Auth{Issuer: "https://issuer.example.test", Verifier: func(_ context.Context, token string, _ *http.Request) (*connector.Identity, error) {
 			scopes, ok := tokens[token]
 			if !ok {
 				return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 			}
-			return &runtime.Identity{Subject: "ada", Scopes: scopes}, nil
+			return &connector.Identity{Subject: "ada", Scopes: scopes}, nil
 		}},
 		PublicURL: "http://127.0.0.1",
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

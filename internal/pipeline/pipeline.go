@@ -345,9 +345,9 @@ func (p *Project) goBuild(ctx context.Context, out, goos, goarch string) error {
 }
 
 // versionSymbol is the linker name of the variable in which the runtime
-// keeps a stamped version (runtime.BuildVersionSymbol; not imported, so the
+// keeps a stamped version (connector.BuildVersionSymbol; not imported, so the
 // mcpgen command does not link the runtime and the MCP SDK).
-const versionSymbol = "github.com/mcpgen/mcpgen/runtime.buildVersion"
+const versionSymbol = "github.com/mcpgen/mcpgen/connector.buildVersion"
 
 // BuildCommand returns the `go build` arguments (without -o and the
 // package) and the environment additions that make a connector binary:

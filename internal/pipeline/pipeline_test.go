@@ -26,10 +26,10 @@ const mainGo = `package main
 import (
 	"os"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen"
 )
 
-func main() { os.Exit(runtime.Main(mcpgenApp())) }
+func main() { os.Exit(mcpgen.Main(mcpgenApp())) }
 `
 
 const toolGo = `package main

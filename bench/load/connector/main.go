@@ -11,13 +11,13 @@ import (
 	"os"
 	"runtime/pprof"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen"
 )
 
 func main() {
 	path := os.Getenv("BENCH_CPUPROFILE")
 	if path == "" {
-		os.Exit(runtime.Main(mcpgenApp()))
+		os.Exit(mcpgen.Main(mcpgenApp()))
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -26,7 +26,7 @@ func main() {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		panic(err)
 	}
-	code := runtime.Main(mcpgenApp())
+	code := mcpgen.Main(mcpgenApp())
 	pprof.StopCPUProfile()
 	f.Close()
 	os.Exit(code)

@@ -1,0 +1,221 @@
+package connector
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/mcpgen/mcpgen/connector/store"
+)
+
+// adopter lets any replica sharing a store serve any session (protocol
+// revisions with sessions, up to 2025-11-25). The go-sdk keeps a session in
+// the process that created it and answers an id it does not hold with 404;
+// so when a session starts, its initialize request is kept in the store as
+// the session's record, and a replica that receives a request for a
+// session it does not hold, whose record is there and whose subject is the
+// request's, first replays that initialize (under the same id) and
+// notifications/initialized into its own handler. The session then lives
+// on this replica too, with the client's capabilities and protocol
+// version; what the client set later in the session on another replica
+// (its log level, resources/subscribe) is not carried over.
+type adopter struct {
+	// mu is held while a session is created, whether new (an
+	// initialize) or adopted, so that the id pending for an adoption is
+	// not handed to another new session: GetSessionID has no request.
+	mu      sync.Mutex
+	pending atomic.Pointer[string]
+	touched sync.Map // session id -> time.Time of the last TTL refresh here
+	subs    subsState
+}
+
+// nextSessionID is the go-sdk's ServerOptions.GetSessionID: the id of the
+// session being adopted, else a new random one.
+func (s *Server) nextSessionID() string {
+	if id := s.adopt.pending.Load(); id != nil {
+		return *id
+	}
+	return rand.Text()
+}
+
+// adoptSessions is the middleware that records and adopts sessions; it is
+// a no-op without a shared store.
+func (s *Server) adoptSessions(next http.Handler) http.Handler {
+	if !s.sharedStore() || s.opts.stateless {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			s.recordSession(w, r, next)
+			return
+		}
+		if _, local := s.fastPath.sessions.Load(id); !local {
+			s.adoptSession(r, id, next)
+		} else {
+			s.touchSession(r, id)
+		}
+		switch r.Method {
+		case http.MethodGet:
+			// The session's notifications go to this stream: this
+			// replica's copy needs the session's subscriptions.
+			defer s.openStream(next, r, id)()
+		case http.MethodPost:
+			if method := peekMethod(r); method == "resources/subscribe" || method == "resources/unsubscribe" {
+				defer s.recordSubs(r, id, method)()
+			}
+			s.adopt.subs.mu.Lock()
+			s.adopt.subs.next = next
+			s.adopt.subs.mu.Unlock()
+			if body := peekBody(r); isClientAnswer(body) {
+				// The call that asked may run on another replica
+				// (adoptanswers.go).
+				defer s.forwardAnswer(r, id, body)
+			} else {
+				defer s.inflight(r, id)()
+			}
+		}
+		next.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete {
+			if err := s.state.Sessions().Delete(r.Context(), id); err != nil {
+				s.logger.Warn("session record not deleted from the store", "session", id, "err", err)
+			}
+			s.adopt.touched.Delete(id)
+		}
+	})
+}
+
+// requestSubject is the verified subject of r ("" without auth).
+func requestSubject(r *http.Request) string {
+	return subjectOf(auth.TokenInfoFromContext(r.Context())) // sse.go
+}
+
+// recordSession serves a request that carries no session id and, when it
+// was an initialize that opened a session, writes the session's record.
+func (s *Server) recordSession(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if r.Method != http.MethodPost || r.Body == nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	var peek struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &peek) != nil || peek.Method != "initialize" {
+		next.ServeHTTP(w, r)
+		return
+	}
+	s.adopt.mu.Lock()
+	next.ServeHTTP(w, r)
+	s.adopt.mu.Unlock()
+	id := w.Header().Get("Mcp-Session-Id")
+	if id == "" {
+		return
+	}
+	data, _ := json.Marshal(sessionData{Init: body})
+	rec := store.Session{ID: id, Subject: requestSubject(r), Caller: sessionCaller(r), Data: data}
+	if err := s.state.Sessions().Create(r.Context(), rec, s.recordTTL()); err != nil {
+		s.logger.Warn("session not recorded in the store: only this replica can serve it", "session", id, "err", err)
+		return
+	}
+	s.adopt.touched.Store(id, time.Now())
+}
+
+// recordTTL is how long a session record lives without being touched.
+func (s *Server) recordTTL() time.Duration {
+	if s.opts.sessionIdle > 0 {
+		return s.opts.sessionIdle
+	}
+	return 0
+}
+
+// touchSession restarts the record's TTL, at most a few times per idle
+// period per replica, so that a session in use does not expire in the
+// store while each request costs no round trip.
+func (s *Server) touchSession(r *http.Request, id string) {
+	ttl := s.recordTTL()
+	if ttl <= 0 {
+		return
+	}
+	if last, ok := s.adopt.touched.Load(id); ok && time.Since(last.(time.Time)) < ttl/4 {
+		return
+	}
+	s.adopt.touched.Store(id, time.Now())
+	if err := s.state.Sessions().Touch(r.Context(), id, ttl); err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.logger.Debug("session record not touched", "session", id, "err", err)
+	}
+}
+
+// replay serves a request made from r (its context, so its token, and
+// headers) with body, in session sessionID ("" for none), and returns the
+// recorded response.
+func replay(next http.Handler, r *http.Request, body []byte, sessionID string) *httptest.ResponseRecorder {
+	req := r.Clone(r.Context())
+	req.Method = http.MethodPost
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.Header = r.Header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Del("Last-Event-ID")
+	req.Header.Del("Mcp-Session-Id")
+	if sessionID != "" {
+		req.Header.Set("Mcp-Session-Id", sessionID)
+	}
+	rw := httptest.NewRecorder()
+	next.ServeHTTP(rw, req)
+	return rw
+}
+
+// adoptSession makes session id, recorded in the store by another
+// replica, live on this one too. When it cannot (no record, another
+// subject, the store down), it does nothing and the request is answered
+// 404 as for any unknown session: the client starts a new one.
+func (s *Server) adoptSession(r *http.Request, id string, next http.Handler) {
+	rec, err := s.state.Sessions().Get(r.Context(), id)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			s.logger.Warn("session not adopted: the store failed", "session", id, "err", err)
+		}
+		return
+	}
+	if rec.Subject != requestSubject(r) {
+		s.logger.Warn("session not adopted: it belongs to another subject", "session", id)
+		return
+	}
+	s.adopt.mu.Lock()
+	defer s.adopt.mu.Unlock()
+	if _, local := s.fastPath.sessions.Load(id); local {
+		return // adopted by a request that came in meanwhile
+	}
+	var data sessionData
+	if err := json.Unmarshal(rec.Data, &data); err != nil {
+		s.logger.Warn("session not adopted: its record is not one this connector wrote", "session", id, "err", err)
+		return
+	}
+	s.adopt.pending.Store(&id)
+	init := replay(next, r, data.Init, "")
+	s.adopt.pending.Store(nil)
+	if got := init.Header().Get("Mcp-Session-Id"); got != id {
+		s.logger.Warn("session not adopted: replaying its initialize failed", "session", id, "status", init.Code)
+		return
+	}
+	replay(next, r, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), id)
+	s.adopt.touched.Store(id, time.Now())
+	s.applySubs(next, r, id, data.Subs)
+	s.logger.Debug("session adopted from the store", "session", id)
+}

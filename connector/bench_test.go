@@ -1,0 +1,121 @@
+package connector_test
+
+import (
+	"context"
+	"encoding/json"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpgen/mcpgen/connector"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkCallTool measures tools/call through the mcpgen runtime against
+// the same tool registered with the go-sdk's reflective mcp.AddTool, with
+// the same schemas, the same in-memory client and the same arguments.
+//
+//	go test -run '^$' -bench CallTool -benchmem ./runtime/
+func BenchmarkCallTool(b *testing.B) {
+	args := map[string]any{"customer": "C42"} // limit takes its default
+	want := `{"customer":"C42","limit":10,"orders":["C42-1","C42-2","C42-3"]}`
+	bench := func(b *testing.B, cs *mcp.ClientSession) {
+		ctx := context.Background()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_orders", Arguments: args})
+		if err != nil || res.IsError || textOf(b, res) != want {
+			b.Fatalf("unexpected result: %v %v", err, res)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_orders", Arguments: args}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// The machine is shared: CPU time (client and server together) per
+		// call is steadier than wall time.
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("mcpgen", func(b *testing.B) {
+		app := testApp(newProbe())
+		app.Tools = app.Tools[:1]
+		app.Tools[0].UI = ""
+		app.Views = nil
+		_, cs := connect(b, app, nil)
+		bench(b, cs)
+	})
+	// The same call through a per-caller rate limit that never trips: the
+	// cost of taking from the limiter's bucket.
+	b.Run("mcpgen-ratelimit", func(b *testing.B) {
+		app := testApp(newProbe())
+		app.Tools = app.Tools[:1]
+		app.Tools[0].UI = ""
+		app.Views = nil
+		_, cs := connect(b, app, nil, connector.WithRateLimit(connector.Rate{N: 1 << 30, Per: time.Second}))
+		bench(b, cs)
+	})
+	b.Run("sdk-AddTool", func(b *testing.B) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "acme", Version: "1.2.3"}, nil)
+		mcp.AddTool(s, &mcp.Tool{
+			Name:         "find_orders",
+			Description:  "FindOrders lists the orders of one customer, newest first.",
+			InputSchema:  json.RawMessage(findOrdersInput),
+			OutputSchema: json.RawMessage(findOrdersOutput),
+		}, func(ctx context.Context, req *mcp.CallToolRequest, in FindOrdersInput) (*mcp.CallToolResult, FindOrdersOutput, error) {
+			out, err := FindOrders(ctx, in)
+			return nil, out, err
+		})
+		bench(b, connectSDK(b, s))
+	})
+}
+
+// cpuTime is the CPU time (user + system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func connectSDK(b *testing.B, s *mcp.Server) *mcp.ClientSession {
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+// BenchmarkNewServer measures start-up: registering the test App's 14
+// tools, 4 resources, 2 prompts, 2 completions and a view. Input schemas
+// are resolved on a tool's first call, not here.
+func BenchmarkNewServer(b *testing.B) {
+	app := testApp(newProbe())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := connector.NewServer(app, connector.WithLogger(quietLogger(nil))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResolveSchema measures what resolving one input schema costs
+// (once per tool, on its first call).
+func BenchmarkResolveSchema(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(findOrdersInput), &s); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,1010 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/connector/telemetry"
+)
+
+// fast is the Server's part of the fast path.
+type fast struct {
+	fastPath   *fastPath
+	middleware []mcp.Middleware // receiving middleware, as added to the go-sdk server
+	impl       *mcp.Implementation
+	implJSON   []byte
+	mcpExposed atomic.Bool // MCP() was called: middleware may be added there
+}
+
+func (s *Server) initFast(name, version string) {
+	s.impl = &mcp.Implementation{Name: name, Version: version}
+	s.implJSON, _ = json.Marshal(s.impl)
+	s.fastPath = &fastPath{s: s}
+	s.mcp.AddReceivingMiddleware(s.fastPath.trackSessions)
+}
+
+// use adds receiving middleware to the go-sdk server, and to the calls the
+// fast path serves. mcpgen's own middleware must be added with use, so
+// that both paths run it.
+func (s *Server) use(mw mcp.Middleware) {
+	s.middleware = append(s.middleware, mw)
+	s.mcp.AddReceivingMiddleware(mw)
+}
+
+// fastEnabled reports whether the fast path may serve: not once MCP() has
+// given the go-sdk server away, since middleware added there would not run
+// on the fast path.
+func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
+
+// fastPath answers, over HTTP, the tools/call requests whose answer can
+// only be their result (and tools/list and resources/read of a fixed
+// resource, on the same terms), without the go-sdk's JSON-RPC layer: one plain JSON
+// response, the arguments decoded once, the result encoded once. Every
+// other request, and every tools/call that might need more than its
+// result, goes to next (the endpoint and its go-sdk handlers) untouched.
+//
+// A call "can send nothing but its result" when:
+//   - it carries no progress token;
+//   - under MCP 2026-07-28, it asks for no log messages (no logLevel in
+//     its _meta); questions to the client travel as input-required
+//     results, which are results like any other;
+//   - in a session, the session has not set a log level, and its client
+//     declared neither sampling nor elicitation, so the server cannot ask it
+//     anything during the call. (Roots are not counted: mcpgen has no
+//     helper for them, and a handler that lists them through Session gets
+//     its answer on the session's GET stream.)
+//   - without a session at 2025-11-25 or earlier (a client that never
+//     initialized, or any client of a server run with --stateless), the
+//     tool is NeverAsks: the go-sdk would serve it on a session of its own
+//     for this one request, whose client declared nothing and whose log
+//     level is info. Log messages at info and above then travel as there,
+//     on the answer: it turns into an event stream at the first one
+//     (logStream).
+//
+// What a handler sees is the same as through the go-sdk (a
+// *mcp.CallToolRequest with the session, the parameters, the HTTP header
+// and the bearer token's info), and the same runtime code validates,
+// applies defaults, runs the handler under its timeout, turns panics into
+// tool errors, caps the result and writes the request log line. Only
+// CloseStream differs: a plain JSON response has no stream to close, so it
+// reports false and the result comes in the response as usual.
+//
+// The reason is cost: the go-sdk decodes every JSON value through a
+// streaming decoder that allocates a 32 KiB buffer (several per request),
+// answers every call with an event stream, a priming event and an event
+// store entry, and re-compacts the result JSON; see docs/benchmarks.md.
+type fastPath struct {
+	s    *Server
+	next http.Handler
+
+	sessions sync.Map                  // session ID -> *fastSession (sessions era)
+	streams  sync.Map                  // stream ID -> *fastStream (resumable answers in progress)
+	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
+	lists    [2]atomic.Pointer[[]byte] // encoded tools/list results: sessions, 2026-07-28
+
+	// events is the sessions' event store (nil without one): a call in a
+	// session at 2025-11-25 or later is answered as the go-sdk answers it, on
+	// a resumable event stream whose events are stored there.
+	events mcp.EventStore
+	hooked bool // events tells sessionClosed when a session closes
+}
+
+// fastSession is what the fast path knows of a go-sdk session.
+type fastSession struct {
+	ss *mcp.ServerSession
+	// ctx is cancelled when the session closes: calls on resumable
+	// streams outlive their HTTP request, as through the go-sdk.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// eligible is false when the session's client declared a capability
+	// that lets the server send it requests during a call: then only
+	// tools marked NeverAsks are called here.
+	eligible bool
+	// logging is set once the client chose a log level (logging/setLevel):
+	// handlers' log messages then travel on the call's stream.
+	logging atomic.Bool
+	// userID is the subject whose token opened the session (with auth):
+	// the go-sdk refuses the session to anyone else.
+	userID string
+}
+
+type inflightKey struct {
+	session string
+	id      string // the JSON-RPC id as sent
+}
+
+type fastCall struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// primeDelay is how long the priming event of a resumable answer may wait
+// to go out with the result. A client whose connection drops before it has
+// the priming event cannot resume, but within this delay nor could it
+// resume much.
+const primeDelay = 20 * time.Millisecond
+
+// fastRequest is a JSON-RPC request as the fast path reads it.
+type fastRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && f.resume(w, r) {
+		return
+	}
+	if r.Method != http.MethodPost || !f.s.fastEnabled() || r.Body == nil {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	h := r.Header
+	v := h.Get("Mcp-Protocol-Version")
+	stateless := v >= statelessVersion
+	sid := h.Get("Mcp-Session-Id")
+	switch {
+	case v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v):
+		// The endpoint answers unsupported versions.
+		f.next.ServeHTTP(w, r)
+		return
+	case stateless:
+		if m := h.Get("Mcp-Method"); m != "tools/call" && m != "tools/list" && m != "resources/read" {
+			f.next.ServeHTTP(w, r)
+			return
+		}
+	case sid != "" && f.s.opts.stateless:
+		// What the go-sdk makes of a session ID without sessions depends
+		// on its compatibility settings: it answers.
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	if !acceptsBoth(h) || !isJSON(h.Get("Content-Type")) {
+		f.next.ServeHTTP(w, r) // the go-sdk answers what is wrong
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.s.opts.maxBodyBytes))
+	r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+		}
+		return
+	}
+	if !f.serve(w, r, body, stateless, sid) {
+		r.Body = readBody(body) // endpoint.go
+		f.next.ServeHTTP(w, r)
+	}
+}
+
+// serve answers r when it is a tools/call the fast path can serve, and
+// reports whether it did. It has written nothing when it returns false.
+func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) bool {
+	if !bytes.Contains(body, []byte(`"tools/call"`)) && !bytes.Contains(body, []byte(`"tools/list"`)) && !bytes.Contains(body, []byte(`"resources/read"`)) {
+		if sid != "" && bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
+			f.cancelled(sid, body)
+		}
+		return false
+	}
+	var req fastRequest
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !validID(req.ID) {
+		return false
+	}
+	if stateless && r.Header.Get("Mcp-Method") != req.Method {
+		return false
+	}
+	// What the request is, and what it needs to be answered here.
+	var (
+		meta     mcp.Meta
+		name     string // what Mcp-Name must say (2026-07-28)
+		run      mcp.MethodHandler
+		mreq     mcp.Request
+		mayAsk   bool // the handler may send the client requests
+		mayLog   bool // the handler may send log messages
+		listOnly bool // tools/list: the answer is known in advance
+	)
+	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	switch req.Method {
+	case "tools/call":
+		var params mcp.CallToolParamsRaw
+		if json.Unmarshal(req.Params, &params) != nil {
+			return false
+		}
+		t, ok := f.s.tools[params.Name]
+		if !ok || t.hidden.Load() || t.headerParams {
+			// The go-sdk's unknown-tool error; or its check of the
+			// Mcp-Param headers of the tool's arguments (SEP-2243).
+			return false
+		}
+		meta, name, mayAsk, mayLog = params.Meta, params.Name, !t.def.NeverAsks, true
+		mreq = &mcp.CallToolRequest{Params: &params, Extra: extra}
+		run = f.s.fastHandler("tools/call", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
+			return t.handle(ctx, req.(*mcp.CallToolRequest))
+		})
+	case "tools/list":
+		var params mcp.ListToolsParams
+		if len(req.Params) > 0 && json.Unmarshal(req.Params, &params) != nil {
+			return false
+		}
+		if params.Cursor != "" || len(f.s.tools) > f.pageSize() {
+			return false // pages: the go-sdk's cursors
+		}
+		meta, listOnly = params.Meta, true
+		// The answer is known in advance, but the request still passes
+		// through the middleware (the request log's line).
+		mreq = &mcp.ListToolsRequest{Params: &params, Extra: extra}
+		run = f.s.fastHandler("tools/list", func(context.Context, mcp.Request) (mcp.Result, error) {
+			return &mcp.ListToolsResult{}, nil
+		})
+	case "resources/read":
+		var params mcp.ReadResourceParams
+		if json.Unmarshal(req.Params, &params) != nil {
+			return false
+		}
+		res, ok := f.s.resources[params.URI]
+		if !ok {
+			return false // templates, views, not found: the go-sdk
+		}
+		meta, name, mayLog = params.Meta, params.URI, true
+		mreq = &mcp.ReadResourceRequest{Params: &params, Extra: extra}
+		run = f.s.fastHandler("resources/read", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
+			return f.s.readResource(ctx, req.(*mcp.ReadResourceRequest), res, nil)
+		})
+	default:
+		return false
+	}
+	if _, ok := meta["progressToken"]; ok {
+		return false
+	}
+	var (
+		fs   *fastSession
+		logs *logStream // a 2025 request without a session: its log messages
+	)
+	switch {
+	case stateless:
+		if !f.statelessOK(r.Header, meta, name) {
+			return false
+		}
+	case sid == "":
+		// A 2025 client without a session (or any client under
+		// --stateless): the go-sdk serves it on a session of its own for
+		// this one request, whose client declared nothing and whose log
+		// level is info, so the handler's log messages travel on the
+		// answer. A tool that might ask the client goes there.
+		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok || mayAsk {
+			return false
+		}
+		logs = &logStream{w: w}
+	default:
+		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok {
+			return false // the go-sdk refuses 2026-07-28 _meta in a session
+		}
+		x, ok := f.sessions.Load(sid)
+		if !ok {
+			return false // unknown or expired: the endpoint answers 404
+		}
+		fs = x.(*fastSession)
+		if (mayAsk && !fs.eligible) || (mayLog && fs.logging.Load()) {
+			return false
+		}
+		if fs.userID != "" {
+			if ti := auth.TokenInfoFromContext(r.Context()); ti == nil || ti.UserID != fs.userID {
+				return false // the go-sdk answers 403
+			}
+		}
+	}
+
+	ctx := r.Context()
+	if logs != nil {
+		ctx = context.WithValue(ctx, logSinkKey{}, logs.send)
+	}
+	wh := w.Header()
+	wh["Cache-Control"] = []string{"no-cache, no-transform"}
+	var (
+		call      *fastCall
+		resumable bool
+		cleanups  []func() // when the call has ended
+	)
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	if fs != nil {
+		switch x := mreq.(type) {
+		case *mcp.CallToolRequest:
+			x.Session = fs.ss
+		case *mcp.ReadResourceRequest:
+			x.Session = fs.ss
+		case *mcp.ListToolsRequest:
+			x.Session = fs.ss
+		}
+		// As through the go-sdk, a call in a session at 2025-11-25 or later
+		// is answered on a resumable event stream: it goes on if the
+		// connection drops, and its result waits in the event store for
+		// the client to resume the stream (Last-Event-ID).
+		resumable = f.events != nil && r.Header.Get("Mcp-Protocol-Version") >= resumableVersion
+		if resumable {
+			ctx = context.WithoutCancel(ctx)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		stop := context.AfterFunc(fs.ctx, cancel) // the session closed
+		cleanups = append(cleanups, cancel, func() { stop() })
+		call = &fastCall{cancel: cancel}
+		key := inflightKey{sid, string(req.ID)}
+		if _, dup := f.inflight.LoadOrStore(key, call); dup {
+			cleanup()
+			wh["Content-Type"] = []string{"application/json"}
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(errorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
+			return true
+		}
+		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
+	}
+	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) }
+	encode := func(res mcp.Result, err error) []byte {
+		switch {
+		case err != nil:
+			return errorResponse(req.ID, err)
+		case listOnly:
+			return f.listResponse(req.ID, stateless)
+		case req.Method == "tools/call":
+			ctr, _ := res.(*mcp.CallToolResult)
+			return f.resultResponse(req.ID, ctr, stateless)
+		}
+		return f.otherResponse(req.ID, res, stateless)
+	}
+	if f.s.tel.Tracing() {
+		ctx = telemetry.WithRequestID(ctx, req.ID) // observe.go
+	}
+	if !resumable {
+		defer cleanup()
+		res, err := run(ctx, req.Method, mreq)
+		if cancelled() {
+			// The client cancelled the call: it gets no response.
+			if !logs.end(nil) {
+				w.WriteHeader(http.StatusAccepted)
+			}
+			return true
+		}
+		out := encode(res, err)
+		if logs.end(out) {
+			return true // the answer was an event stream already
+		}
+		wh["Content-Type"] = []string{"application/json"}
+		w.WriteHeader(errorStatus(stateless, err))
+		w.Write(out)
+		return true
+	}
+	f.serveStream(w, r, ctx, sid, req.Method, mreq, run, cancelled, encode, cleanup)
+	return true
+}
+
+// fastStream is a resumable answer in progress.
+type fastStream struct {
+	done chan struct{} // closed once the result is in the event store
+}
+
+// serveStream answers on a resumable event stream: a priming event, then
+// the result, both kept in the event store. CloseStream ends the HTTP
+// response while the call goes on (over HTTP/1.x: the connection is taken
+// over, the response's last chunk written and the connection closed); the
+// client then resumes the stream (GET with Last-Event-ID), which waits for
+// the result and is then replayed by the go-sdk from the event store.
+func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
+	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
+	defer cleanup()
+	stream := rand.Text()
+	if err := f.events.Open(ctx, sid, stream); err != nil {
+		http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if err := f.events.Append(ctx, sid, stream, nil); err != nil {
+		f.s.logger.Warn("storing priming event", "err", err)
+	}
+	wh := w.Header()
+	wh["Content-Type"] = []string{"text/event-stream"}
+	wh["Connection"] = []string{"keep-alive"}
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
+	var (
+		mu     sync.Mutex // guards w, ended and closed
+		ended  bool       // the call has ended
+		closed bool       // CloseStream ended the response
+	)
+	// The priming event goes out with the result when the call ends within
+	// primeDelay (one write instead of two), else on its own then, so the
+	// client has an event id to resume from.
+	prime := time.AfterFunc(primeDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended && !closed {
+			http.NewResponseController(w).Flush()
+		}
+	})
+	st := &fastStream{done: make(chan struct{})}
+	f.streams.Store(stream, st)
+	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
+		x.Extra.CloseSSEStream = func(args mcp.CloseSSEStreamArgs) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ended || closed {
+				return
+			}
+			if args.RetryAfter > 0 {
+				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
+			}
+			rc := http.NewResponseController(w)
+			rc.Flush()
+			conn, buf, err := rc.Hijack()
+			if err != nil {
+				f.s.logger.Warn("closing a stream", "err", err)
+				return
+			}
+			closed = true
+			buf.WriteString("0\r\n\r\n") // the last chunk of the response
+			buf.Flush()
+			conn.Close()
+		}
+	}
+	res, err := run(ctx, method, mreq)
+	prime.Stop()
+	var ev []byte
+	if !cancelled() {
+		out := encode(res, err)
+		if err := f.events.Append(ctx, sid, stream, out); err != nil {
+			f.s.logger.Warn("storing event", "err", err)
+		}
+		ev = make([]byte, 0, len(out)+len(stream)+40)
+		ev = append(ev, "event: message\nid: "...)
+		ev = append(ev, stream...)
+		ev = append(ev, "_1\ndata: "...)
+		ev = append(ev, out...)
+		ev = append(ev, "\n\n"...)
+	}
+	f.streams.Delete(stream)
+	close(st.done)
+	mu.Lock()
+	defer mu.Unlock()
+	ended = true
+	if !closed && ev != nil {
+		w.Write(ev)
+	}
+}
+
+// logStream is the answer to a request without a session while its
+// handler runs: plain JSON unless the handler logs a message the go-sdk
+// would send (info and above, the level of its one-request sessions);
+// from the first such message on, an event stream of the messages, as
+// they come, and then the result.
+type logStream struct {
+	w       http.ResponseWriter
+	mu      sync.Mutex
+	started bool // the event stream has begun
+	ended   bool // the request has been answered
+}
+
+// sentLevels are the levels at or above info.
+var sentLevels = map[mcp.LoggingLevel]bool{"info": true, "notice": true, "warning": true, "error": true, "critical": true, "alert": true, "emergency": true}
+
+var errAnswered = errors.New("the request has been answered: the log message has no stream to travel on")
+
+// send writes p as a notifications/message event.
+func (l *logStream) send(p *mcp.LoggingMessageParams) error {
+	if !sentLevels[p.Level] {
+		return nil
+	}
+	pb, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return errAnswered
+	}
+	if !l.started {
+		l.started = true
+		h := l.w.Header()
+		h["Content-Type"] = []string{"text/event-stream"}
+		l.w.WriteHeader(http.StatusOK)
+	}
+	ev := make([]byte, 0, len(pb)+96)
+	ev = append(ev, `event: message`+"\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":`...)
+	ev = append(ev, pb...)
+	ev = append(ev, "}\n\n"...)
+	l.w.Write(ev)
+	http.NewResponseController(l.w).Flush()
+	return nil
+}
+
+// end ends the answer: out (nil for none) as the last event when the
+// event stream has begun. It reports whether it had; a nil l has not.
+func (l *logStream) end(out []byte) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = true
+	if !l.started {
+		return false
+	}
+	if out != nil {
+		ev := make([]byte, 0, len(out)+24)
+		ev = append(ev, "event: message\ndata: "...)
+		ev = append(ev, out...)
+		l.w.Write(append(ev, "\n\n"...))
+	}
+	return true
+}
+
+// resume holds a client's resumption of a stream the fast path is still
+// answering until its result is stored, then lets the go-sdk replay it.
+// It reports false for any other stream.
+func (f *fastPath) resume(w http.ResponseWriter, r *http.Request) bool {
+	lid := r.Header.Get("Last-Event-ID")
+	stream, _, ok := strings.Cut(lid, "_")
+	if !ok {
+		return false
+	}
+	x, ok := f.streams.Load(stream)
+	if !ok {
+		return false
+	}
+	select {
+	case <-x.(*fastStream).done:
+	case <-r.Context().Done():
+		return true
+	}
+	f.next.ServeHTTP(w, r)
+	return true
+}
+
+// statelessOK checks what the go-sdk checks of a 2026-07-28 request before
+// serving it (the _meta triple, the headers that repeat the body) and that
+// the call asks for no log messages; a request that fails goes to the
+// go-sdk, which answers the error.
+func (f *fastPath) statelessOK(h http.Header, meta mcp.Meta, name string) bool {
+	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != h.Get("Mcp-Protocol-Version") {
+		return false
+	}
+	if _, ok := meta[mcp.MetaKeyClientCapabilities].(map[string]any); !ok {
+		return false
+	}
+	if ci, ok := meta[mcp.MetaKeyClientInfo]; ok {
+		if _, ok := ci.(map[string]any); !ok {
+			return false
+		}
+	}
+	if _, ok := meta[mcp.MetaKeyLogLevel]; ok {
+		return false
+	}
+	if h.Get("Mcp-Name") != name {
+		return false
+	}
+	for k := range h {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			return false
+		}
+	}
+	return true
+}
+
+// cancelled cancels the fast-path call a notifications/cancelled names;
+// the notification then goes on to the go-sdk as usual.
+func (f *fastPath) cancelled(sid string, body []byte) {
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" {
+		return
+	}
+	if x, ok := f.inflight.Load(inflightKey{sid, string(n.Params.RequestID)}); ok {
+		c := x.(*fastCall)
+		c.cancelled.Store(true)
+		c.cancel()
+	}
+}
+
+// validID reports whether raw is a JSON-RPC request id: a string or a
+// number (echoed back exactly as sent).
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+func acceptsBoth(h http.Header) bool {
+	var js, sse bool
+	for _, v := range h.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.TrimSpace(mt) {
+			case "application/json":
+				js = true
+			case "text/event-stream":
+				sse = true
+			case "*/*":
+				js, sse = true, true
+			}
+		}
+	}
+	return js && sse
+}
+
+func isJSON(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// fastHandler is a handler wrapped in the same receiving middleware the
+// go-sdk runs (the request log, protocol errors).
+func (s *Server) fastHandler(_ string, handle func(context.Context, mcp.Request) (mcp.Result, error)) mcp.MethodHandler {
+	var h mcp.MethodHandler = func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return handle(ctx, req)
+	}
+	for _, mw := range s.middleware {
+		h = mw(h)
+	}
+	return h
+}
+
+// pageSize is how many items one page of a list holds (the go-sdk's
+// default unless WithPageSize says otherwise).
+func (f *fastPath) pageSize() int {
+	if f.s.opts.pageSize > 0 {
+		return f.s.opts.pageSize
+	}
+	return mcp.DefaultPageSize
+}
+
+// listResponse is the answer to tools/list: every tool on one page, as
+// the go-sdk lists them (by name), encoded once per era until the tools
+// change (SetViews).
+func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
+	i := 0
+	if stateless {
+		i = 1
+	}
+	b := f.lists[i].Load()
+	if b == nil {
+		res := &mcp.ListToolsResult{Tools: []*mcp.Tool{}, Cacheable: mcp.Cacheable{CacheScope: "public"}}
+		for _, t := range f.s.sortedTools() {
+			res.Tools = append(res.Tools, f.s.sdkTool(t))
+		}
+		slices.SortFunc(res.Tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+		if stateless {
+			res.ResultType = "complete"
+			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: f.s.impl}
+		}
+		enc, err := json.Marshal(res)
+		if err != nil {
+			return errorResponse(id, err)
+		}
+		b = &enc
+		f.lists[i].Store(b)
+	}
+	out := make([]byte, 0, len(*b)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, *b...)
+	return append(out, '}')
+}
+
+// toolsChanged drops the encoded tool lists.
+func (f *fastPath) toolsChanged() {
+	f.lists[0].Store(nil)
+	f.lists[1].Store(nil)
+}
+
+// otherResponse encodes the result of a method other than tools/call as
+// the go-sdk does: cacheable results public by default, and under
+// 2026-07-28 the server's identity and the result type.
+func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless bool) []byte {
+	if rr, ok := res.(*mcp.ReadResourceResult); ok && rr != nil && rr.CacheScope == "" {
+		cp := *rr
+		cp.CacheScope = "public"
+		res = &cp
+	}
+	if stateless && res != nil {
+		m := make(mcp.Meta, len(res.GetMeta())+1)
+		for k, v := range res.GetMeta() {
+			m[k] = v
+		}
+		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+			m[mcp.MetaKeyServerInfo] = f.s.impl
+		}
+		res.SetMeta(m)
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return errorResponse(id, err)
+	}
+	if stateless && len(rb) > 2 && !bytes.Contains(rb, []byte(`"resultType":`)) {
+		rb = append(rb[:len(rb)-1], `,"resultType":"complete"}`...)
+	}
+	out := make([]byte, 0, len(rb)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, rb...)
+	return append(out, '}')
+}
+
+// resultResponse encodes the JSON-RPC response holding res. The common
+// shape (text blocks, structured content already encoded by the runtime)
+// is written directly; anything else goes through the go-sdk's encoding.
+func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, stateless bool) []byte {
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	if res.Content == nil && res.InputRequests == nil {
+		res.Content = []mcp.Content{}
+	}
+	b := make([]byte, 0, 256+2*textSize(res))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	if enc, ok := f.encodeSimple(b, res, stateless); ok {
+		return append(enc, '}')
+	}
+	if stateless {
+		cp := *res
+		cp.Meta = make(mcp.Meta, len(res.Meta)+1)
+		for k, v := range res.Meta {
+			cp.Meta[k] = v
+		}
+		if _, ok := cp.Meta[mcp.MetaKeyServerInfo]; !ok {
+			cp.Meta[mcp.MetaKeyServerInfo] = f.s.impl
+		}
+		res = &cp
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return errorResponse(id, err)
+	}
+	if stateless && len(rb) > 1 {
+		kind := `"complete"`
+		if res.InputRequests != nil {
+			kind = `"input_required"`
+		}
+		if len(rb) > 2 {
+			rb = append(rb[:len(rb)-1], `,"resultType":`...)
+		} else {
+			rb = append(rb[:len(rb)-1], `"resultType":`...)
+		}
+		rb = append(append(rb, kind...), '}')
+	}
+	b = append(b, rb...)
+	return append(b, '}')
+}
+
+// encodeSimple appends res when it has the shape the runtime builds for
+// struct and text results: text blocks without annotations or _meta, and
+// structured content already encoded. It reports false for anything else.
+func (f *fastPath) encodeSimple(b []byte, res *mcp.CallToolResult, stateless bool) ([]byte, bool) {
+	if res.Meta != nil || res.InputRequests != nil || res.RequestState != "" {
+		return b, false
+	}
+	var sc json.RawMessage
+	switch x := res.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		if len(x) == 0 {
+			return b, false
+		}
+		sc = x
+	default:
+		return b, false
+	}
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok || tc == nil || tc.Meta != nil || tc.Annotations != nil {
+			return b, false
+		}
+	}
+	b = append(b, '{')
+	if stateless {
+		b = append(b, `"_meta":{"`+mcp.MetaKeyServerInfo+`":`...)
+		b = append(b, f.s.implJSON...)
+		b = append(b, `},`...)
+	}
+	b = append(b, `"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = appendString(b, c.(*mcp.TextContent).Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if sc != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if stateless {
+		b = append(b, `,"resultType":"complete"`...)
+	}
+	return append(b, '}'), true
+}
+
+func textSize(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok && tc != nil {
+			n += len(tc.Text)
+		}
+	}
+	return n
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json does.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// errorStatus is the HTTP status of an answer: under MCP 2026-07-28 an
+// error answers with the status SEP-2575 gives its code, as the go-sdk
+// does (400 for -32602 and -32021, 404 for -32601); else 200.
+func errorStatus(stateless bool, err error) int {
+	var we *jsonrpc.Error
+	if !stateless || !errors.As(err, &we) {
+		return http.StatusOK
+	}
+	switch we.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// errorResponse encodes a JSON-RPC error response; an error that is not a
+// JSON-RPC error is an internal error.
+func errorResponse(id json.RawMessage, err error) []byte {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	e, _ := json.Marshal(we)
+	b := make([]byte, 0, 64+len(e)+len(id))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, e...)
+	return append(b, '}')
+}
+
+// trackSessions is receiving middleware on the go-sdk server that tells
+// the fast path about sessions: which exist (from initialize until they
+// close), which clients could be sent requests, and which chose a log
+// level.
+func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok || ss == nil || ss.ID() == "" {
+			return next(ctx, method, req)
+		}
+		id := ss.ID()
+		if method == "initialize" && f.hooked {
+			// Known before the session can close: its close reaches
+			// sessionClosed through the event store.
+			if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && ip.ProtocolVersion < statelessVersion {
+				fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
+				if _, loaded := f.sessions.LoadOrStore(id, fs); !loaded {
+					res, err := next(ctx, method, req)
+					if err != nil {
+						f.sessionClosed(id)
+					}
+					return res, err
+				}
+			}
+		}
+		res, err := next(ctx, method, req)
+		if x, ok := f.sessions.Load(id); ok {
+			fs := x.(*fastSession)
+			if method == "logging/setLevel" && err == nil {
+				fs.logging.Store(true)
+			}
+			return res, err
+		}
+		if method != "initialize" || err != nil || f.hooked {
+			return res, err
+		}
+		// Without an event store, a goroutine per session waits for it
+		// to close.
+		ip := ss.InitializeParams()
+		if ip == nil || ip.ProtocolVersion >= statelessVersion {
+			return res, err
+		}
+		fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
+		if _, loaded := f.sessions.LoadOrStore(id, fs); loaded {
+			fs.cancel()
+			return res, err
+		}
+		go func() {
+			ss.Wait()
+			fs.cancel()
+			f.sessions.CompareAndDelete(id, fs)
+		}()
+		return res, err
+	}
+}
+
+func (f *fastPath) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, extra *mcp.RequestExtra) *fastSession {
+	ctx, cancel := context.WithCancel(context.Background())
+	fs := &fastSession{ss: ss, ctx: ctx, cancel: cancel, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil)}
+	if extra != nil && extra.TokenInfo != nil {
+		fs.userID = extra.TokenInfo.UserID
+	}
+	return fs
+}
+
+// sessionClosed forgets a session and ends the calls it has in flight.
+func (f *fastPath) sessionClosed(id string) {
+	if x, ok := f.sessions.LoadAndDelete(id); ok {
+		x.(*fastSession).cancel()
+	}
+}
+
+// closeHook is the sessions' event store, which the go-sdk tells when a
+// session closes (DELETE, idle timeout, shutdown): the fast path learns it
+// there.
+type closeHook struct {
+	mcp.EventStore
+	f *fastPath
+}
+
+func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
+	h.f.sessionClosed(sessionID)
+	h.f.s.sessions.closed(sessionID) // sessions.go
+	return h.EventStore.SessionClosed(ctx, sessionID)
+}
+
+// hookEvents wraps the sessions' event store (nil for none).
+func (f *fastPath) hookEvents(store mcp.EventStore) mcp.EventStore {
+	if store == nil {
+		return nil
+	}
+	f.events, f.hooked = store, true
+	f.s.sessions.hooked = true
+	return &closeHook{EventStore: store, f: f}
+}

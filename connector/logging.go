@@ -1,0 +1,93 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// newLogger returns the logger of a connector binary: format "text"
+// (key=value lines, for people) or "json" (one object a line, for log
+// collectors), at level debug, info, warn or error.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", level)
+	}
+	hopts := &slog.HandlerOptions{Level: lv}
+	switch strings.ToLower(format) {
+	case "text", "":
+		return slog.New(newTextHandler(w, hopts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, hopts)), nil
+	}
+	return nil, fmt.Errorf("invalid --log-format %q: want text or json", format)
+}
+
+// textHandler is slog's TextHandler, except that multi-line values (panic
+// stacks) and the lines after the first of a multi-line message are written
+// as they are, indented, below the record's line instead of quoted with \n
+// and \t escapes, so a stack in a terminal or journal reads like Go prints
+// it. The JSON format keeps them as strings, which log tools unescape.
+type textHandler struct {
+	inner slog.Handler
+	w     io.Writer
+	mu    *sync.Mutex // one record and its trailing lines are written together
+}
+
+func newTextHandler(w io.Writer, opts *slog.HandlerOptions) *textHandler {
+	return &textHandler{inner: slog.NewTextHandler(w, opts), w: w, mu: new(sync.Mutex)}
+}
+
+func (h *textHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *textHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &textHandler{inner: h.inner.WithAttrs(as), w: h.w, mu: h.mu}
+}
+
+func (h *textHandler) WithGroup(name string) slog.Handler {
+	return &textHandler{inner: h.inner.WithGroup(name), w: h.w, mu: h.mu}
+}
+
+func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
+	msg, rest, multi := strings.Cut(r.Message, "\n")
+	var blocks []string
+	if multi {
+		blocks = append(blocks, rest)
+	}
+	out := slog.NewRecord(r.Time, r.Level, msg, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Value.Kind() == slog.KindString || a.Value.Kind() == slog.KindAny {
+			if s := a.Value.Resolve().String(); strings.Contains(s, "\n") {
+				out.AddAttrs(slog.String(a.Key, "(below)"))
+				blocks = append(blocks, a.Key+":\n"+s)
+				return true
+			}
+		}
+		out.AddAttrs(a)
+		return true
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.inner.Handle(ctx, out); err != nil {
+		return err
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, blk := range blocks {
+		for _, line := range strings.Split(strings.TrimRight(blk, "\n"), "\n") {
+			b.WriteString("\t")
+			b.WriteString(line)
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}

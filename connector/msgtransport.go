@@ -1,0 +1,412 @@
+package connector
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The HTTP+SSE transport of MCP 2024-11-05 (sse.go) and WebSocket (ws.go)
+// carry one session per connection: the session lives while its event
+// stream or socket is open, and every message of it reaches the go-sdk
+// server as one JSON-RPC message of a Connection. Both serve the same
+// *mcp.Server as /mcp, so its middleware (request log, protocol errors,
+// per-tool rate limits) sees their requests too.
+
+// Defaults of the message transports.
+const (
+	// DefaultMaxStreamSessions bounds the sessions open at once over
+	// HTTP+SSE and WebSocket together; one more is answered 503.
+	DefaultMaxStreamSessions = 1000
+	// DefaultMaxStreamSessionsPerCaller bounds them per caller (the
+	// verified subject, else the client's address); one more is answered 429.
+	DefaultMaxStreamSessionsPerCaller = 100
+	// DefaultStreamWriteTimeout is how long one message to a client may take
+	// to write: a client that stops reading loses its session then.
+	DefaultStreamWriteTimeout = 10 * time.Second
+	// DefaultStreamKeepAlive is how often an idle event stream gets an SSE
+	// comment and a WebSocket a ping, so proxies keep them open and dead
+	// clients are noticed.
+	DefaultStreamKeepAlive = 25 * time.Second
+)
+
+// MessageTransports serves one go-sdk server over the HTTP+SSE transport
+// of 2024-11-05 (SSE) and WebSocket (WebSocket). Put the Host, Origin and
+// token checks in front of both handlers, as in front of /mcp: a verified
+// token reaches them as the SDK's TokenInfo in the request context. A
+// connector binary serves them at /sse and /ws; mcpgen dev's front uses
+// them for its own sessions.
+type MessageTransports struct {
+	srv *mcp.Server
+	cfg MessageTransportsConfig
+
+	mu       sync.Mutex
+	open     map[string]*msgConn // by session id
+	callers  map[string]int      // open sessions per caller
+	draining bool
+}
+
+// MessageTransportsConfig says how MessageTransports serve.
+type MessageTransportsConfig struct {
+	Logger *slog.Logger
+	// MaxMessageBytes limits one message from a client (a POST body, a
+	// WebSocket frame); DefaultMaxBodyBytes when 0.
+	MaxMessageBytes int64
+	// Admit, when set, takes a new session's slot in a bound shared with
+	// other endpoints (a connector's --max-sessions): it returns how to give
+	// the slot back, or nil and the HTTP status and message of a refusal.
+	// Without it, MaxSessions and MaxSessionsPerCaller bound the sessions of
+	// these transports (DefaultMaxStreamSessions,
+	// DefaultMaxStreamSessionsPerCaller when 0).
+	Admit                             func(r *http.Request) (release func(), status int, msg string)
+	MaxSessions, MaxSessionsPerCaller int
+	// WriteTimeout and KeepAlive: DefaultStreamWriteTimeout and
+	// DefaultStreamKeepAlive when 0.
+	WriteTimeout, KeepAlive time.Duration
+	// OnClose is called with a session's id when it ends.
+	OnClose func(id string)
+}
+
+// NewMessageTransports returns the transports for srv. Each request
+// reaches srv with the token and header of the HTTP request that carried
+// it (the upgrade, for a WebSocket) in its RequestExtra, so the checks
+// where calls are dispatched (scopes, rate limits) apply as over /mcp.
+func NewMessageTransports(srv *mcp.Server, cfg MessageTransportsConfig) *MessageTransports {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(stderr(), nil))
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxStreamSessions
+	}
+	if cfg.MaxSessionsPerCaller <= 0 {
+		cfg.MaxSessionsPerCaller = DefaultMaxStreamSessionsPerCaller
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultStreamWriteTimeout
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultStreamKeepAlive
+	}
+	return &MessageTransports{srv: srv, cfg: cfg, open: map[string]*msgConn{}, callers: map[string]int{}}
+}
+
+// Wait waits until no request of any open session is being handled, or
+// ctx is done; new sessions are refused from the call on (503).
+func (t *MessageTransports) Wait(ctx context.Context) {
+	t.mu.Lock()
+	t.draining = true
+	conns := make([]*msgConn, 0, len(t.open))
+	for _, c := range t.open {
+		conns = append(conns, c)
+	}
+	t.mu.Unlock()
+	for _, c := range conns {
+		select {
+		case <-c.pending.idle():
+		case <-c.done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// CloseAll ends every open session (an event stream gets an SSE retry
+// field, a WebSocket the close code 1012, service restart) and reports how
+// many there were. New sessions are refused from then on.
+func (t *MessageTransports) CloseAll() int {
+	t.mu.Lock()
+	t.draining = true
+	conns := make([]*msgConn, 0, len(t.open))
+	for _, c := range t.open {
+		conns = append(conns, c)
+	}
+	t.mu.Unlock()
+	for _, c := range conns {
+		c.end()
+	}
+	return len(conns)
+}
+
+// Sessions reports how many sessions are open.
+func (t *MessageTransports) Sessions() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.open)
+}
+
+func (t *MessageTransports) lookup(id string) *msgConn {
+	if id == "" {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.open[id]
+}
+
+// admit opens a session for the request r over transport kind, or answers
+// r and returns nil when the server is draining or the caller or the
+// server has too many sessions open.
+func (t *MessageTransports) admit(w http.ResponseWriter, r *http.Request, kind string) *msgConn {
+	ti := auth.TokenInfoFromContext(r.Context())
+	c := &msgConn{t: t, kind: kind, id: rand.Text(), caller: callerKey(r, ti),
+		in: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
+	if ti != nil {
+		c.subject, c.expiry = ti.UserID, ti.Expiration
+	}
+	if t.cfg.Admit != nil {
+		release, status, msg := t.cfg.Admit(r)
+		if release == nil {
+			t.cfg.Logger.Warn("refused a session", "transport", kind, "caller", c.caller, "why", msg)
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, msg, status)
+			return nil
+		}
+		c.release = release
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.draining:
+		if c.release != nil {
+			c.release()
+		}
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "Service Unavailable: shutting down; retry", http.StatusServiceUnavailable)
+		return nil
+	case c.release != nil:
+		// The shared bound admitted it.
+	case t.callers[c.caller] >= t.cfg.MaxSessionsPerCaller:
+		t.cfg.Logger.Warn("refused a session: too many for one caller", "transport", kind, "caller", c.caller, "max", t.cfg.MaxSessionsPerCaller)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("Too Many Requests: at most %d open %s sessions per caller; close one first", t.cfg.MaxSessionsPerCaller, kind), http.StatusTooManyRequests)
+		return nil
+	case len(t.open) >= t.cfg.MaxSessions:
+		t.cfg.Logger.Warn("refused a session: the server has its maximum open", "transport", kind, "max", t.cfg.MaxSessions)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("Service Unavailable: the server has its maximum of %d SSE and WebSocket sessions open; retry later", t.cfg.MaxSessions), http.StatusServiceUnavailable)
+		return nil
+	}
+	t.open[c.id] = c
+	t.callers[c.caller]++
+	return c
+}
+
+// serve connects c to the server and returns its session; it logs and
+// returns nil when that fails.
+func (t *MessageTransports) serve(ctx context.Context, c *msgConn) *mcp.ServerSession {
+	ss, err := t.srv.Connect(context.WithoutCancel(ctx), c, nil)
+	if err != nil {
+		t.cfg.Logger.Error("cannot start a session", "transport", c.kind, "err", err)
+		return nil
+	}
+	t.cfg.Logger.Debug("session opened", "transport", c.kind, "session", c.id, "caller", c.caller)
+	return ss
+}
+
+// end closes c's session and forgets it.
+func (t *MessageTransports) end(c *msgConn, ss *mcp.ServerSession) {
+	c.Close()
+	if ss != nil {
+		ss.Close()
+	}
+	t.mu.Lock()
+	_, open := t.open[c.id]
+	if open {
+		delete(t.open, c.id)
+		if t.callers[c.caller]--; t.callers[c.caller] <= 0 {
+			delete(t.callers, c.caller)
+		}
+	}
+	t.mu.Unlock()
+	if open && c.release != nil {
+		c.release()
+	}
+	if t.cfg.OnClose != nil {
+		t.cfg.OnClose(c.id)
+	}
+	t.cfg.Logger.Debug("session closed", "transport", c.kind, "session", c.id)
+}
+
+// callerKey names who opens a session, for the per-caller bound: the
+// verified subject, else the client's address (as callerAddr or mcpgen
+// dev's front put it in the request).
+func callerKey(r *http.Request, ti *auth.TokenInfo) string {
+	if ti != nil && ti.UserID != "" {
+		return "sub:" + ti.UserID
+	}
+	if a := r.Header.Get(callerHeader); a != "" {
+		return "addr:" + a
+	}
+	if a := r.Header.Get(DevCallerAddrHeader); a != "" {
+		return "addr:" + a
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "addr:" + host
+}
+
+// msgConn is one session of a message transport: the go-sdk's Transport
+// and Connection for it. Messages from the client arrive through deliver;
+// the session's messages leave through send.
+type msgConn struct {
+	t       *MessageTransports
+	kind    string // "sse" or "websocket"
+	id      string
+	caller  string
+	subject string    // the verified subject that opened it; "" without auth
+	expiry  time.Time // of the token that opened it; zero: none
+
+	release   func() // gives its slot back to cfg.Admit's bound
+	in        chan jsonrpc.Message
+	done      chan struct{}
+	closeOnce sync.Once
+	failOnce  sync.Once // logs the first message the client did not take
+	pending   inflight  // requests passed on and not answered yet (stdio.go)
+
+	// send writes one message to the client within ctx; set by the
+	// transport before the session starts.
+	send func(ctx context.Context, data []byte) error
+
+	mu   sync.Mutex
+	stop func() // ends the connection for a draining server (setStop)
+}
+
+// setStop sets how the transport ends the connection for a draining
+// server.
+func (c *msgConn) setStop(f func()) {
+	c.mu.Lock()
+	c.stop = f
+	c.mu.Unlock()
+}
+
+// end ends the connection for a draining server.
+func (c *msgConn) end() {
+	c.mu.Lock()
+	f := c.stop
+	c.mu.Unlock()
+	if f == nil {
+		c.Close()
+		return
+	}
+	f()
+}
+
+var errSessionEnded = errors.New("the session ended")
+
+// Connect implements mcp.Transport: a msgConn is connected once.
+func (c *msgConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
+// SupportsProtocolVersion keeps 2026-07-28 off these transports: that
+// revision defines stdio and Streamable HTTP only.
+func (c *msgConn) SupportsProtocolVersion(v string) bool { return v < statelessVersion }
+
+func (c *msgConn) SessionID() string { return c.id }
+
+func (c *msgConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case m := <-c.in:
+		return m, nil
+	case <-c.done:
+		return nil, io.EOF
+	}
+}
+
+func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		defer c.pending.done()
+	}
+	if cancelledAnswer(data) {
+		return nil // the client cancelled the request
+	}
+	select {
+	case <-c.done:
+		return errSessionEnded
+	default:
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.t.cfg.WriteTimeout)
+	defer cancel()
+	if err := c.send(wctx, restoreIDs(data)); err != nil {
+		c.failOnce.Do(func() {
+			c.t.cfg.Logger.Info("session ended: the client did not take a message", "transport", c.kind, "session", c.id, "err", err)
+		})
+		c.Close()
+		return err
+	}
+	return nil
+}
+
+func (c *msgConn) Close() error {
+	c.closeOnce.Do(func() { close(c.done) })
+	return nil
+}
+
+// deliver hands one message from the client to the session, with the
+// token and header of the request that carried it. It returns a JSON-RPC
+// error for a message the session cannot take.
+func (c *msgConn) deliver(ctx context.Context, raw []byte, ti *auth.TokenInfo, h http.Header) *jsonrpc.Error {
+	if mayHaveBigID(raw) {
+		if fixed, changed := withStringID(raw); changed {
+			raw = fixed
+		}
+	}
+	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("Invalid Request: not one JSON-RPC 2.0 message (%v); batches are not accepted on this transport", err)}
+	}
+	call := false
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		req.Extra = &mcp.RequestExtra{TokenInfo: ti, Header: h}
+		if call = req.IsCall(); call {
+			c.pending.add() // before the server can answer
+		}
+	}
+	select {
+	case c.in <- msg:
+		return nil
+	case <-c.done:
+	case <-ctx.Done():
+	}
+	if call {
+		c.pending.done()
+	}
+	return &jsonrpc.Error{Code: CodeSessionNotFound, Message: "Session not found: it ended; open a new one"}
+}
+
+// errorMessage encodes a JSON-RPC error answer to raw (null id when its id
+// cannot be read).
+func errorMessage(raw []byte, e *jsonrpc.Error) []byte {
+	id := idOf(raw)
+	if id == nil {
+		id = []byte("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, e})
+	return b
+}

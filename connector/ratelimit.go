@@ -1,0 +1,150 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
+)
+
+// Rate is a number of calls per period, such as 120 per minute
+// (--rate-limit 120/1m, or a tool's ratelimit=10/1m). Calls may come in a
+// burst of up to N, then one per Per/N.
+type Rate struct {
+	N   int
+	Per time.Duration
+}
+
+// IsZero reports whether r sets no limit.
+func (r Rate) IsZero() bool { return r.N == 0 }
+
+func (r Rate) String() string {
+	if r.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%d/%s", r.N, shortDuration(r.Per))
+}
+
+// ParseRate parses N/DURATION: a positive number of calls and a Go
+// duration ("120/1m", "5/30s", "1000/1h"); a bare unit means one of it
+// ("10/s", "60/m", "500/h").
+func ParseRate(s string) (Rate, error) {
+	n, per, err := ratespec.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return Rate{}, fmt.Errorf("want N/DURATION such as 120/1m in %q: %v", s, err)
+	}
+	return Rate{N: n, Per: per}, nil
+}
+
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// WithRateLimit limits tools/call per caller across all tools: per
+// subject with auth, per client address without (--rate-limit). A call
+// over the limit gets an isError result saying when to retry.
+func WithRateLimit(r Rate) Option { return func(o *options) { o.rateLimit = r } }
+
+// bucket is the token bucket of a rate: N calls, refilled over Per.
+func (r Rate) bucket() store.Bucket { return store.Bucket{Size: r.N, Per: r.Per} }
+
+// limitKey names the bucket of one caller under one limit in the state
+// store's limiter: tool is "" for the server-wide limit.
+func limitKey(tool, caller string) string {
+	if tool == "" {
+		return "ratelimit:server:" + caller
+	}
+	return "ratelimit:tool:" + tool + ":" + caller
+}
+
+// callerHeader carries the client's address from the HTTP layer to the
+// tool handlers (the SDK passes request headers along). It is always
+// overwritten, so a client cannot choose its own.
+const callerHeader = "X-Mcpgen-Caller-Addr"
+
+// callerAddr sets callerHeader to the client's address: the TCP peer's,
+// or the forwarded one when the peer is a trusted proxy (forwarded.go).
+func callerAddr(next http.Handler, proxies []netip.Prefix) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set(callerHeader, clientHost(r, proxies))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// caller names who makes a request, for rate limits: the verified subject,
+// else the client address, else "local" (stdio).
+func caller(req *mcp.CallToolRequest) string {
+	if extra := req.GetExtra(); extra != nil {
+		if extra.TokenInfo != nil {
+			if id, _ := extra.TokenInfo.Extra[identityKey].(*Identity); id != nil {
+				return "sub:" + id.Subject
+			}
+		}
+		if extra.Header != nil {
+			if a := extra.Header.Get(callerHeader); a != "" {
+				return "addr:" + a
+			}
+		}
+	}
+	return "local"
+}
+
+// rateLimited returns the isError result for a call over its tool's or
+// the server-wide limit, or nil when the call may go ahead.
+func (t *tool) rateLimited(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	s := t.s
+	if t.def.RateLimit.IsZero() && s.opts.rateLimit.IsZero() {
+		return nil
+	}
+	who := caller(req)
+	limiter := s.state.Limiter()
+	if r := t.def.RateLimit; !r.IsZero() {
+		ok, wait, err := limiter.Take(ctx, limitKey(t.def.Name, who), 1, r.bucket())
+		if err != nil {
+			return s.limiterFailed(err)
+		}
+		if !ok {
+			return s.limitResult(fmt.Sprintf("at most %d calls to %s per %s", r.N, t.def.Name, shortDuration(r.Per)), wait)
+		}
+	}
+	if r := s.opts.rateLimit; !r.IsZero() {
+		ok, wait, err := limiter.Take(ctx, limitKey("", who), 1, r.bucket())
+		if err != nil {
+			return s.limiterFailed(err)
+		}
+		if !ok {
+			return s.limitResult(fmt.Sprintf("at most %d tool calls per %s", r.N, shortDuration(r.Per)), wait)
+		}
+	}
+	return nil
+}
+
+// limiterFailed refuses a limited call when the state store cannot say
+// whether the caller is within its limit: limits fail closed.
+func (s *Server) limiterFailed(err error) *mcp.CallToolResult {
+	s.logger.Error("rate limit unavailable", "err", err)
+	return errorResult("The rate limit could not be checked (the connector's state store failed). Retry in a few seconds.")
+}
+
+func (s *Server) limitResult(limit string, wait time.Duration) *mcp.CallToolResult {
+	secs := int(wait.Round(time.Second) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	s.logger.Info("rate limit", "limit", limit, "retry_after", wait.Round(time.Millisecond))
+	return errorResult(fmt.Sprintf("Rate limit reached (%s for each caller). Retry in %d s.", limit, secs))
+}

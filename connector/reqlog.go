@@ -1,0 +1,85 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// requestLog is receiving middleware that writes one log line per JSON-RPC
+// request a client sends (notifications are not requests): its method,
+// the tool, prompt or resource it names, the session, how long it took and
+// its outcome: ok, tool_error (a result with isError) or error (a JSON-RPC
+// error, with its code); with tracing, the trace id of the request's span.
+func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) {
+			return next(ctx, method, req)
+		}
+		start := time.Now()
+		res, err := next(ctx, method, req)
+		attrs := make([]slog.Attr, 0, 8)
+		attrs = append(attrs, slog.String("method", method))
+		switch p := req.GetParams().(type) {
+		case *mcp.CallToolParamsRaw:
+			attrs = append(attrs, slog.String("tool", p.Name))
+		case *mcp.CallToolParams:
+			attrs = append(attrs, slog.String("tool", p.Name))
+		case *mcp.GetPromptParams:
+			attrs = append(attrs, slog.String("prompt", p.Name))
+		case *mcp.ReadResourceParams:
+			attrs = append(attrs, slog.String("uri", p.URI))
+		}
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" {
+			attrs = append(attrs, slog.String("session", ss.ID()))
+		}
+		attrs = append(attrs, slog.Duration("duration", time.Since(start)))
+		if s.tel.Tracing() {
+			// The request's span (observe.go) is around this middleware.
+			if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+				attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+			}
+		}
+		level := slog.LevelInfo
+		switch {
+		case err != nil:
+			var we *jsonrpc.Error
+			code := int64(jsonrpc.CodeInternalError)
+			if errors.As(err, &we) {
+				code = we.Code
+			}
+			attrs = append(attrs, slog.String("outcome", "error"), slog.Int64("code", code), slog.String("err", err.Error()))
+			if errors.Is(err, context.Canceled) {
+				attrs[len(attrs)-3] = slog.String("outcome", "cancelled")
+			}
+		case isToolError(res):
+			attrs = append(attrs, slog.String("outcome", "tool_error"))
+		default:
+			attrs = append(attrs, slog.String("outcome", "ok"))
+		}
+		s.logger.LogAttrs(ctx, level, "request", attrs...)
+		return res, err
+	}
+}
+
+// devOwn reports whether req is one of mcpgen dev's front's own requests
+// (DevOwnHeader); only requests proving they come from the front reach the
+// handlers of a connector run behind it.
+func (s *Server) devOwn(req mcp.Request) bool {
+	if s.opts.devFrontKey == "" {
+		return false
+	}
+	extra := req.GetExtra()
+	return extra != nil && extra.Header.Get(DevOwnHeader) != ""
+}
+
+func isToolError(res mcp.Result) bool {
+	r, ok := res.(*mcp.CallToolResult)
+	return ok && r != nil && r.IsError
+}

@@ -1,0 +1,496 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"github.com/mcpgen/mcpgen/connector/authserver"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/connector/telemetry"
+)
+
+// DefaultMaxResultChars is the default cap on the text of one tool result:
+// about 25,000 tokens at four characters a token, the hard limit chat hosts
+// apply by default. Text beyond it is cut with a notice, never an error.
+const DefaultMaxResultChars = 100_000
+
+// DefaultMaxBodyBytes is the default limit on one HTTP request body; larger
+// bodies are answered 413.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Server is a connector's MCP server: the generated App registered on a
+// go-sdk server.
+type Server struct {
+	app    *App
+	opts   options
+	mcp    *mcp.Server
+	logger *slog.Logger
+
+	tools     map[string]*tool // by name, immutable after NewServer
+	resources map[string]*Resource
+	templates []*resourceTemplate
+	prompts   map[string]*Prompt
+	tasks     *taskRunner // tasks.go; nil without task tools
+	// hiddenPrompts are the prompts SetPromptEnabled took off the list.
+	hiddenPrompts map[string]bool
+	completions   map[completionKey]CompletionHandler
+
+	stateKey []byte // signs requestState of multi-round-trip tool calls
+	asks     *askRegistry
+
+	handlerOnce sync.Once
+	handler     http.Handler
+
+	cardOnce sync.Once // card.go
+	card     []byte
+
+	mu    sync.Mutex
+	views map[string]View // by name
+
+	auth     *AuthGate          // nil when auth is off
+	authSrv  *authserver.Server // the connector's own authorization server (WithAuthUpstream), or nil
+	state    store.Store        // rate limits, resumption events, shared secrets
+	relay    relay              // notifications between replicas (notify.go)
+	adopt    adopter            // sessions across replicas (adopt.go)
+	sessions *sessionTable      // HTTP sessions: their bounds and idle time
+
+	tel *telemetry.Telemetry // nil when off; observe.go
+
+	fast // fastpath.go
+
+	streamsOnce sync.Once
+	streamsT    *MessageTransports // HTTP+SSE and WebSocket (streamserve.go)
+}
+
+type options struct {
+	logger         *slog.Logger
+	maxResultChars int
+	stateless      bool
+	eventStore     mcp.EventStore
+	state          store.Store
+	taskStore      TaskStore // tasks.go; nil: in-process
+	noEventStore   bool
+	instructions   string
+	openAI         bool
+	maxBodyBytes   int64
+	allowedOrigins []string
+	allowedHosts   []string                    // deploy.go
+	publicURL      string                      // deploy.go; also the OAuth resource
+	lookupEnv      func(string) (string, bool) // Run only
+	pageSize       int
+	stateKey       []byte
+	oldStateKeys   [][]byte // also accepted (WithStateKeys)
+	trustedProxies []netip.Prefix
+	sessionIdle    time.Duration
+	askTimeout     time.Duration
+	auth           *Auth            // auth.go
+	authUpstream   *AuthUpstream    // authupstream.go
+	rateLimit      Rate             // ratelimit.go
+	now            func() time.Time // the memory state store; time.Now when nil
+	maxLineBytes   int
+	devFrontKey    string // devfront.go
+	readTimeout    time.Duration
+	idleTimeout    time.Duration
+	streams        streamOptions        // streamserve.go
+	telemetry      *telemetry.Telemetry // observe.go
+
+	maxSessions, maxSessionsPerCaller int // sessions.go
+}
+
+// Option configures NewServer.
+type Option func(*options)
+
+// WithLogger sets the logger for server activity (errors, panics with their
+// stack). The default writes text to stderr at level Info.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithMaxResultChars sets the default cap on the text of one tool result
+// (DefaultMaxResultChars when unset). App.MaxResultChars and a tool's own
+// MaxResultChars take precedence.
+func WithMaxResultChars(n int) Option { return func(o *options) { o.maxResultChars = n } }
+
+// WithStateless serves HTTP without sessions (MCP 2026-07-28 stateless
+// mode): each request stands alone, so resource subscriptions, server-to-
+// client requests (sampling, elicitation), stream resumption and a per-
+// session log level are unavailable.
+func WithStateless(stateless bool) Option { return func(o *options) { o.stateless = stateless } }
+
+// WithEventStore sets where HTTP stream events are kept for resumption
+// (Last-Event-ID). The default is an in-memory store; nil disables
+// resumption.
+func WithEventStore(store mcp.EventStore) Option {
+	return func(o *options) { o.eventStore = store; o.noEventStore = store == nil }
+}
+
+// WithStore sets where the server keeps its state: rate-limit buckets, the
+// events kept for resumption (unless WithEventStore says otherwise) and
+// the key that signs requestState (unless WithStateKey gives one). The
+// default is an in-memory store of its own (store.NewMemory). The server
+// does not close it.
+func WithStore(st store.Store) Option { return func(o *options) { o.state = st } }
+
+// WithInstructions sets the server instructions sent to clients at
+// initialization, overriding App.Instructions.
+func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
+
+// WithOpenAIMeta also emits the keys older ChatGPT hosts read
+// (_meta["openai/outputTemplate"] on tools with a view).
+func WithOpenAIMeta(on bool) Option { return func(o *options) { o.openAI = on } }
+
+// WithMaxBodyBytes limits the size of one HTTP request body
+// (DefaultMaxBodyBytes when unset); larger bodies are answered 413.
+func WithMaxBodyBytes(n int64) Option { return func(o *options) { o.maxBodyBytes = n } }
+
+// WithAllowedOrigins adds browser origins (such as "https://app.example.com")
+// allowed to call the HTTP endpoint ("*" allows every origin). Loopback
+// origins and the server's own host are always allowed; any other Origin is
+// answered 403.
+func WithAllowedOrigins(origins ...string) Option {
+	return func(o *options) { o.allowedOrigins = append(o.allowedOrigins, origins...) }
+}
+
+// WithPageSize sets how many items one page of tools/list, resources/list
+// and prompts/list holds.
+func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
+
+// WithTaskStore keeps the records of tasks in store instead of in
+// process (the default holds 10000 tasks), so that any replica can answer
+// for a task.
+func WithTaskStore(store TaskStore) Option {
+	return func(o *options) { o.taskStore = store }
+}
+
+// WithStateKey sets the secret that signs the requestState of tool calls
+// that ask the client questions under MCP 2026-07-28. By default it is a
+// random key kept in the state store (see WithStore): one per process with
+// the in-memory store, one for every replica sharing a store. Replicas
+// behind one load balancer need the same key.
+func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
+
+// WithStateKeys is WithStateKey for a key rotation: requestState is signed
+// with the first key, and one signed with any of them is accepted.
+func WithStateKeys(keys ...[]byte) Option {
+	return func(o *options) {
+		if len(keys) > 0 {
+			o.stateKey, o.oldStateKeys = keys[0], keys[1:]
+		}
+	}
+}
+
+// DefaultSessionIdle is how long an HTTP session may go without a request
+// before it is closed and its memory released.
+const DefaultSessionIdle = 30 * time.Minute
+
+// DefaultClientRequestTimeout is how long a request to the client
+// (sampling, elicitation, roots) waits for its answer.
+const DefaultClientRequestTimeout = 5 * time.Minute
+
+// WithSessionIdle closes HTTP sessions that receive no request for d
+// (DefaultSessionIdle when unset; a negative d keeps idle sessions forever).
+// A session is idle while no request of it is in progress and it has no
+// event stream open: a client listening for notifications on its GET
+// stream keeps its session. A client that comes back after that gets 404
+// with JSON-RPC error -32001 and starts a new session.
+func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessionIdle = d } }
+
+// WithClientRequestTimeout bounds how long a request to the client
+// (sampling, elicitation) waits for its answer (DefaultClientRequestTimeout
+// when unset); the handler then gets an error.
+func WithClientRequestTimeout(d time.Duration) Option { return func(o *options) { o.askTimeout = d } }
+
+// DefaultReadTimeout bounds how long a connector binary waits for one
+// HTTP request, body included: a client sending its body slowly cannot
+// hold a connection for longer.
+const DefaultReadTimeout = 30 * time.Second
+
+// DefaultIdleTimeout is how long a connector binary keeps an idle
+// keep-alive HTTP connection open.
+const DefaultIdleTimeout = 2 * time.Minute
+
+// WithHTTPTimeouts sets how long the connector binary's HTTP server waits
+// for a request with its body (DefaultReadTimeout when 0) and keeps an idle
+// connection (DefaultIdleTimeout when 0). Event streams are not bounded:
+// they stay open while their clients keep them.
+func WithHTTPTimeouts(read, idle time.Duration) Option {
+	return func(o *options) { o.readTimeout, o.idleTimeout = read, idle }
+}
+
+// NewServer registers app's tools, resources, prompts, completions and views
+// on a new go-sdk server. It reports every invalid registration (a bad schema,
+// a duplicate name, a tool naming an unknown view) in one error.
+func NewServer(app *App, opts ...Option) (*Server, error) {
+	if app == nil {
+		return nil, fmt.Errorf("mcpgen runtime: NewServer needs an App, got nil")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.NewTextHandler(stderr(), nil))
+	}
+	if o.maxBodyBytes == 0 {
+		o.maxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.instructions == "" {
+		o.instructions = app.Instructions
+	}
+	switch {
+	case o.sessionIdle == 0:
+		o.sessionIdle = DefaultSessionIdle
+	case o.sessionIdle < 0:
+		o.sessionIdle = 0 // the SDK's "never"
+	}
+	o.maxSessions = sessionBound(o.maxSessions, DefaultMaxSessions)
+	o.maxSessionsPerCaller = sessionBound(o.maxSessionsPerCaller, DefaultMaxSessionsPerCaller)
+	if o.askTimeout <= 0 {
+		o.askTimeout = DefaultClientRequestTimeout
+	}
+	if o.readTimeout <= 0 {
+		o.readTimeout = DefaultReadTimeout
+	}
+	if o.idleTimeout <= 0 {
+		o.idleTimeout = DefaultIdleTimeout
+	}
+	s := &Server{
+		app:         app,
+		opts:        o,
+		logger:      o.logger,
+		tools:       make(map[string]*tool),
+		resources:   make(map[string]*Resource),
+		prompts:     make(map[string]*Prompt),
+		completions: make(map[completionKey]CompletionHandler),
+		views:       make(map[string]View),
+		stateKey:    o.stateKey,
+		asks:        newAskRegistry(),
+		state:       o.state,
+	}
+	if s.state == nil {
+		s.state = store.NewMemory(store.MemoryOptions{Now: o.now})
+	}
+	if s.stateKey == nil {
+		key, err := s.state.Secrets().Key(context.Background(), stateKeyName, stateKeySize)
+		if err != nil {
+			return nil, fmt.Errorf("the key that signs requestState: %w", err)
+		}
+		s.stateKey = key
+	}
+	sopts := &mcp.ServerOptions{
+		GetSessionID: s.nextSessionID, // adopt.go
+		Instructions: o.instructions,
+		Logger:       slog.New(minLevel{o.logger.Handler(), slog.LevelWarn}),
+		PageSize:     o.pageSize,
+	}
+	hasSubscribable := false
+	for i := range app.Resources {
+		if !app.Resources[i].Template {
+			hasSubscribable = true
+		}
+	}
+	if hasSubscribable {
+		sopts.SubscribeHandler = s.subscribe
+		sopts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+	}
+	if len(app.Completions) > 0 {
+		sopts.CompletionHandler = s.complete
+	}
+	name, version := app.Name, appVersion(app)
+	if name == "" {
+		name = "mcpgen-connector"
+	}
+	for i := range app.Tools {
+		if app.Tools[i].Task != TaskNever {
+			// server/discover lists the tasks extension (tasks.go).
+			sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+				Extensions: map[string]any{TasksExtension: map[string]any{}}}
+			break
+		}
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
+	s.initFast(name, version) // fastpath.go
+	s.use(s.requestLog)       // reqlog.go
+	s.use(s.protocolErrors)   // wire.go
+	s.sessions = newSessionTable(o.maxSessions, o.maxSessionsPerCaller, o.sessionIdle, o.logger)
+	s.mcp.AddReceivingMiddleware(s.sessions.bindSessions) // sessions.go: only initialize
+
+	var errs errList
+	for _, v := range app.Views {
+		if v.Name == "" || v.URI == "" {
+			errs.addf("view %q: a view needs a Name and a URI", v.Name)
+			continue
+		}
+		s.views[v.Name] = v
+	}
+	for i := range app.Tools {
+		s.addTool(&app.Tools[i], &errs)
+	}
+	for i := range app.Resources {
+		s.addResource(&app.Resources[i], &errs)
+	}
+	for i := range app.Prompts {
+		s.addPrompt(&app.Prompts[i], &errs)
+	}
+	for _, c := range app.Completions {
+		s.addCompletion(c, &errs)
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	for _, v := range app.Views {
+		s.addViewResource(v)
+	}
+	for _, t := range s.sortedTools() {
+		s.mcp.AddTool(s.sdkTool(t), t.handle)
+	}
+	if err := s.setupAuth(); err != nil {
+		return nil, err
+	}
+	if err := s.observe(); err != nil { // observe.go
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP returns the underlying go-sdk server, for anything mcpgen does not
+// cover (middleware, extra features).
+func (s *Server) MCP() *mcp.Server {
+	s.mcpExposed.Store(true) // middleware added there must see every request
+	return s.mcp
+}
+
+// Logger returns the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.logger }
+
+// Handler returns the Streamable HTTP handler (mount it at /mcp); every
+// call returns the same handler, which holds the HTTP sessions. It rejects
+// foreign Host and Origin headers with 403 (DNS-rebinding protection) and
+// bodies over the size limit with 413.
+func (s *Server) Handler() http.Handler {
+	s.handlerOnce.Do(func() { s.handler = s.newHandler() })
+	return s.handler
+}
+
+func (s *Server) newHandler() http.Handler {
+	logger := slog.New(minLevel{s.logger.Handler(), slog.LevelWarn})
+	server := func(*http.Request) *mcp.Server { return s.mcp }
+	e := &endpoint{
+		versions: mcp.SupportedProtocolVersions(),
+		maxBody:  s.opts.maxBodyBytes,
+		asks:     s.asks,
+		table:    s.sessions,
+		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			Logger:              logger,
+			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// A 2026-07-28 request lives as long as its HTTP request: a
+			// client that goes away cancels the handler.
+			PropagateRequestCancellation: true,
+			// guard checks Host itself, admitting --allow-host names.
+			DisableLocalhostProtection: true,
+		}),
+	}
+	if !s.opts.stateless {
+		hopts := &mcp.StreamableHTTPOptions{
+			Logger:              logger,
+			MaxRequestBodyBytes: s.opts.maxBodyBytes,
+			// No SessionTimeout: the session table closes idle sessions,
+			// counting open event streams as activity (sessions.go).
+			DisableLocalhostProtection: true,
+		}
+		if !s.opts.noEventStore {
+			hopts.EventStore = s.opts.eventStore
+			if hopts.EventStore == nil {
+				hopts.EventStore = s.state.Events()
+			}
+		}
+		hopts.EventStore = s.fastPath.hookEvents(hopts.EventStore) // fastpath.go
+		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
+	}
+	s.fastPath.next = e
+	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*
+	h = s.adoptSessions(h)          // adopt.go: sessions across replicas
+	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
+	return s.protect(h)
+}
+
+// protect puts the checks every MCP endpoint shares in front of h: Host
+// and Origin, then the token (or mcpgen dev's front key), with the
+// client's address for per-caller limits.
+func (s *Server) protect(h http.Handler) http.Handler { return s.protectWith(h, s.auth) }
+
+// protectWith is protect with the auth gate g (nil: none).
+func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
+	switch {
+	case s.opts.devFrontKey != "":
+		h = s.devFront(h)
+	case g != nil:
+		h = g.Wrap(h)
+	}
+	h = callerAddr(h, s.opts.trustedProxies)
+	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}
+}
+
+// sessionVersion returns the protocol version the client of session id
+// asked for in initialize, or "".
+func (s *Server) sessionVersion(id string) string {
+	// The fast path tracks every session from its initialize (a map
+	// lookup, where s.mcp.Sessions() would walk them all).
+	if x, ok := s.fastPath.sessions.Load(id); ok {
+		if p := x.(*fastSession).ss.InitializeParams(); p != nil {
+			return p.ProtocolVersion
+		}
+	}
+	return ""
+}
+
+// ServeStdio serves one client over newline-delimited JSON-RPC on the
+// process's stdin and stdout until ctx is done or stdin closes.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.ServeIO(ctx, os.Stdin, os.Stdout)
+}
+
+type errList []string
+
+func (e *errList) addf(format string, args ...any) { *e = append(*e, fmt.Sprintf(format, args...)) }
+
+func (e errList) err() error {
+	switch len(e) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("mcpgen runtime: %s", e[0])
+	}
+	msg := fmt.Sprintf("mcpgen runtime: %d problems:", len(e))
+	for _, m := range e {
+		msg += "\n\t" + m
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// minLevel drops records below a level: the SDK logs every subscription
+// and notification at Info, which is noise in a connector's log.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}

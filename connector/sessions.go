@@ -1,0 +1,322 @@
+package connector
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxSessions is how many HTTP sessions a server holds at once
+// unless WithMaxSessions says otherwise. A session costs some 20 KiB (heap
+// and goroutine stacks), so the default holds about 100 MB.
+const DefaultMaxSessions = 5000
+
+// DefaultMaxSessionsPerCaller is how many HTTP sessions one caller (a
+// token's subject with auth, a client address without) holds at once
+// unless WithMaxSessions says otherwise.
+const DefaultMaxSessionsPerCaller = 100
+
+// CodeRetryLater is the JSON-RPC error code of a request the server refused
+// before running it, because it is full (too many sessions) or shutting
+// down; the HTTP answer (429 or 503) carries Retry-After. The request had
+// no effect: retrying it is safe.
+const CodeRetryLater = -32000
+
+// sessionRetryAfter is the Retry-After, in seconds, of an initialize
+// refused because the server holds too many sessions.
+const sessionRetryAfter = 10
+
+// WithMaxSessions bounds the HTTP sessions held at once: total in all
+// (DefaultMaxSessions when 0) and perCaller for one caller, the verified
+// subject with auth or the client address without
+// (DefaultMaxSessionsPerCaller when 0); a negative value sets no bound.
+//
+// An initialize over the caller's bound first closes that caller's least
+// recently used idle session (one with no request in progress and no open
+// event stream: a client that restarted and left it behind); when every
+// one of them is in use, the initialize is answered 429. One over the
+// total bound is answered 503: the server never closes one caller's
+// session for another. Both answers carry Retry-After and a JSON-RPC
+// error with code CodeRetryLater.
+func WithMaxSessions(total, perCaller int) Option {
+	return func(o *options) { o.maxSessions, o.maxSessionsPerCaller = total, perCaller }
+}
+
+// sessionBound normalizes a bound given to WithMaxSessions: def for 0, -1
+// (none) for a negative n.
+func sessionBound(n, def int) int {
+	switch {
+	case n == 0:
+		return def
+	case n < 0:
+		return -1
+	}
+	return n
+}
+
+// slotHeader carries, on an initialize the server admitted, the token of
+// the session slot reserved for it, from the HTTP layer to the receiving
+// middleware that sees the new session. It is always removed from what
+// clients send.
+const slotHeader = "X-Mcpgen-Session-Slot"
+
+// sessionTable counts the HTTP sessions, per caller and in all, reserving a
+// slot before the go-sdk creates a session; and it closes sessions idle for
+// the idle timeout, where idle means no request in progress and no event
+// stream open (the go-sdk's own timer counts POST requests only, so a
+// client that only listens would lose its session and its subscriptions).
+type sessionTable struct {
+	max, perCaller int           // < 0: no bound
+	idle           time.Duration // 0: never
+	logger         *slog.Logger
+	// hooked is set when the sessions' event store tells closed of every
+	// session that closes (fastpath.go's closeHook).
+	hooked bool
+
+	mu      sync.Mutex
+	total   int                      // slots taken: sessions and reservations
+	callers map[string]int           // slots taken per caller
+	pending map[string]*sessionEntry // by slot token, until a session binds it
+	byID    map[string]*sessionEntry
+}
+
+// sessionEntry is one slot: a reservation, then a session.
+type sessionEntry struct {
+	caller  string
+	token   string
+	id      string // "" until bound
+	ss      *mcp.ServerSession
+	busy    int       // requests in progress and streams open
+	last    time.Time // when busy last fell to 0
+	timer   *time.Timer
+	removed bool // the slot was given back
+}
+
+func newSessionTable(max, perCaller int, idle time.Duration, logger *slog.Logger) *sessionTable {
+	return &sessionTable{max: max, perCaller: perCaller, idle: idle, logger: logger,
+		callers: map[string]int{}, pending: map[string]*sessionEntry{}, byID: map[string]*sessionEntry{}}
+}
+
+// refusal says why reserve refused a slot.
+type refusal struct {
+	status int
+	msg    string
+}
+
+// reserve takes a slot for a new session of caller. When caller holds its
+// bound, its least recently used idle session is closed to make room; it
+// returns nil and why when no slot can be had.
+func (t *sessionTable) reserve(caller string) (*sessionEntry, *refusal) {
+	var evict *sessionEntry
+	t.mu.Lock()
+	if t.perCaller >= 0 && t.callers[caller] >= t.perCaller {
+		for _, e := range t.byID {
+			if e.caller == caller && e.busy == 0 && (evict == nil || e.last.Before(evict.last)) {
+				evict = e
+			}
+		}
+		if evict == nil {
+			t.mu.Unlock()
+			return nil, &refusal{http.StatusTooManyRequests, fmt.Sprintf(
+				"Too many sessions: this caller holds %d sessions, the most one caller may (--max-sessions-per-caller), and all are in use; close one (DELETE) or retry later", t.perCaller)}
+		}
+		t.removeLocked(evict)
+	}
+	var e *sessionEntry
+	if t.max < 0 || t.total < t.max {
+		e = &sessionEntry{caller: caller, token: rand.Text()}
+		t.total++
+		t.callers[caller]++
+		t.pending[e.token] = e
+	}
+	t.mu.Unlock()
+	if evict != nil {
+		t.logger.Info("session closed to make room for a new one of its caller", "session", evict.id, "caller", caller, "max_per_caller", t.perCaller)
+		evict.ss.Close()
+	}
+	if e == nil {
+		return nil, &refusal{http.StatusServiceUnavailable, fmt.Sprintf(
+			"Too many sessions: the server holds %d sessions, the most it may (--max-sessions); retry later", t.max)}
+	}
+	return e, nil
+}
+
+// bind makes the slot whose token an initialize carried the slot of ss,
+// and watches for ss to close. It is called once the go-sdk has created
+// the session, before the initialize is answered.
+func (t *sessionTable) bind(token string, ss *mcp.ServerSession) {
+	t.mu.Lock()
+	e := t.pending[token]
+	if e == nil || e.id != "" {
+		t.mu.Unlock()
+		return
+	}
+	delete(t.pending, token)
+	e.id, e.ss, e.last = ss.ID(), ss, time.Now()
+	t.byID[e.id] = e
+	e.busy++ // the initialize in progress; settle ends it
+	t.mu.Unlock()
+	if !t.hooked {
+		// Without an event store, nothing else says when it closes.
+		go func() {
+			ss.Wait()
+			t.closed(e.id)
+		}()
+	}
+}
+
+// closed gives back the slot of session id, which has closed.
+func (t *sessionTable) closed(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.byID[id]; e != nil {
+		t.removeLocked(e)
+	}
+}
+
+// settle ends the initialize that reserved e: a slot no session was bound
+// to is given back; a bound one starts counting idle time.
+func (t *sessionTable) settle(e *sessionEntry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e.id == "" {
+		t.removeLocked(e)
+		return
+	}
+	t.doneLocked(e)
+}
+
+// removeLocked gives e's slot back (once).
+func (t *sessionTable) removeLocked(e *sessionEntry) {
+	if e.removed {
+		return
+	}
+	e.removed = true
+	t.total--
+	if t.callers[e.caller]--; t.callers[e.caller] <= 0 {
+		delete(t.callers, e.caller)
+	}
+	delete(t.pending, e.token)
+	if e.id != "" && t.byID[e.id] == e {
+		delete(t.byID, e.id)
+	}
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+}
+
+// begin counts a request of session id in progress (a call, an event
+// stream); the returned func ends it. Unknown sessions are not counted.
+func (t *sessionTable) begin(id string) func() {
+	t.mu.Lock()
+	e := t.byID[id]
+	if e == nil {
+		t.mu.Unlock()
+		return func() {}
+	}
+	if e.busy++; e.busy == 1 && e.timer != nil {
+		e.timer.Stop()
+	}
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		t.doneLocked(e)
+		t.mu.Unlock()
+	}
+}
+
+// doneLocked ends one request of e; the idle timer starts when none is
+// left.
+func (t *sessionTable) doneLocked(e *sessionEntry) {
+	if e.busy--; e.busy > 0 || e.removed {
+		return
+	}
+	e.last = time.Now()
+	if t.idle <= 0 {
+		return
+	}
+	if e.timer == nil {
+		e.timer = time.AfterFunc(t.idle, func() { t.expire(e) })
+	} else {
+		e.timer.Reset(t.idle)
+	}
+}
+
+// expire closes e when it is still idle.
+func (t *sessionTable) expire(e *sessionEntry) {
+	t.mu.Lock()
+	idle := e.busy == 0 && !e.removed && time.Since(e.last) >= t.idle
+	t.mu.Unlock()
+	if idle {
+		e.ss.Close() // its Wait in bind gives the slot back
+	}
+}
+
+// track counts each request that names a session as activity of that
+// session for as long as it runs: calls, and event streams above all.
+func (t *sessionTable) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(slotHeader)
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			defer t.begin(id)()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bindSessions is receiving middleware that binds a new session to the
+// slot its initialize reserved.
+func (t *sessionTable) bindSessions(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "initialize" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" {
+				if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+					if tok := ex.Header.Get(slotHeader); tok != "" {
+						t.bind(tok, ss)
+					}
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sessionCaller names who opens a session: the verified subject with auth,
+// else the client address.
+func sessionCaller(r *http.Request) string {
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
+		return "sub:" + ti.UserID
+	}
+	if a := r.Header.Get(callerHeader); a != "" {
+		return "addr:" + a
+	}
+	return "addr:" + r.RemoteAddr
+}
+
+// retryLater answers a request the server refuses before running it, with
+// status (429 or 503), Retry-After and a JSON-RPC error naming the
+// request's id when body has one.
+func retryLater(w http.ResponseWriter, status, retryAfter int, body []byte, msg string) {
+	id := json.RawMessage("null")
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &m) == nil && validID(m.ID) {
+		id = m.ID
+	}
+	h := w.Header()
+	h.Set("Retry-After", fmt.Sprint(retryAfter))
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	w.WriteHeader(status)
+	w.Write(errorResponse(id, &jsonrpc.Error{Code: CodeRetryLater, Message: msg}))
+}

@@ -1,0 +1,124 @@
+package connector_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/connector"
+)
+
+// soakPost posts body and returns the data of its response; unlike post,
+// it keeps nothing for the test's cleanup, so the heap measures the server.
+func soakPost(t *testing.T, url, body string, header map[string]string) (string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return readSSE(t, resp.Body), resp.Header
+}
+
+func heapAfterGC() uint64 {
+	var m goruntime.MemStats
+	goruntime.GC()
+	goruntime.GC()
+	goruntime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestAbandonedSessionsExpire opens many sessions and abandons them (no
+// DELETE, as clients that crash or lose the network do): they expire after
+// the idle timeout and their memory returns.
+func TestAbandonedSessionsExpire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a soak test")
+	}
+	const n = 300
+	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)), connector.WithSessionIdle(2*time.Second), connector.WithMaxSessions(n, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	base := heapAfterGC()
+	for i := range n {
+		_, rh := soakPost(t, ts.URL, initBody, nil)
+		if rh.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("session %d: no session id", i)
+		}
+		h := map[string]string{"Mcp-Session-Id": rh.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
+		soakPost(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+		soakPost(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, h)
+	}
+	open := connector.SessionCount(s) // all of them, unless this machine is very slow
+	peak := heapAfterGC()
+	// Bounded waits, generous for a loaded machine: the idle timer fires
+	// 2 s after each session's last request.
+	poll := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	poll("the abandoned sessions to expire", func() bool { return connector.SessionCount(s) == 0 })
+	var after uint64
+	poll("their memory to return", func() bool {
+		after = heapAfterGC()
+		return after < base+max((peak-base)/4, 512<<10)
+	})
+	t.Logf("heap: %d KiB before, %d KiB with %d sessions open, %d KiB after they expired", base>>10, peak>>10, open, after>>10)
+}
+
+// TestLongSessionBounded calls a tool thousands of times in one session:
+// the session's memory (its resumption events above all) stops growing.
+func TestLongSessionBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a soak test")
+	}
+	store := connector.NewEventStore(0, 0)
+	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)), connector.WithEventStore(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	h := rawSession(t, ts.URL)
+	calls := func(n int) {
+		for i := range n {
+			// tools/list and a tool call: both answered on resumable streams.
+			body := `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`
+			if i%2 == 1 {
+				body = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1","limit":50}}}`
+			}
+			if got, _ := soakPost(t, ts.URL, fmt.Sprintf(body, 1000+i), h); !strings.Contains(got, `"result"`) {
+				t.Fatalf("call %d: %s", i, got)
+			}
+		}
+	}
+	calls(500)
+	warm := heapAfterGC()
+	calls(2500)
+	after := heapAfterGC()
+	sessions, streams, bytes := store.Stats()
+	t.Logf("heap %d KiB after 500 requests, %d KiB after 3000; event store: %d sessions, %d streams, %d KiB", warm>>10, after>>10, sessions, streams, bytes>>10)
+	if streams > connector.DefaultEventStoreStreams {
+		t.Errorf("the event store keeps %d streams of one session, want at most %d", streams, connector.DefaultEventStoreStreams)
+	}
+	if after > warm+2<<20 {
+		t.Errorf("the heap grew by %d KiB over 2500 requests in one session", (after-warm)>>10)
+	}
+}

@@ -1,0 +1,357 @@
+package connector
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxLineBytes is the default limit on one line of JSON-RPC read in
+// --stdio mode (--stdio-max-line). A longer line is answered with an error
+// and skipped; the connector goes on serving.
+const DefaultMaxLineBytes = 16 << 20
+
+// WithMaxLineBytes sets the limit on one line read by ServeIO and
+// ServeStdio (DefaultMaxLineBytes when unset).
+func WithMaxLineBytes(n int) Option { return func(o *options) { o.maxLineBytes = n } }
+
+// ServeIO serves one client over newline-delimited JSON-RPC read from r and
+// written to w, until ctx is done or r ends. A line that is not JSON is
+// answered with a -32700 parse error, one that is not a JSON-RPC message
+// or is longer than the line limit with -32600; the connection goes on
+// either way (the go-sdk's own reader would end it). When r ends, the
+// requests read before its end are still answered (at most DefaultDrain
+// for the last of them), as `printf '...' | BIN --stdio` expects; questions
+// to the client fail at once, since it can no longer answer.
+func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
+	pending := &inflight{}
+	out := &lineWriter{w: w, pending: pending}
+	pr, pw := io.Pipe()
+	f := &lineFilter{in: r, next: pw, out: out, max: s.opts.maxLineBytes, logger: s.logger, pending: pending, ctx: ctx,
+		onEOF: func() { s.asks.closeAll(errInputClosed) }}
+	if f.max <= 0 {
+		f.max = DefaultMaxLineBytes
+	}
+	go f.run()
+	defer pr.Close() // unblocks the filter if the server stops first
+	// The filter enforces the line limit; the SDK's reader gets whole,
+	// valid lines only.
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: -1})
+}
+
+// errInputClosed ends the questions to a stdio client that closed its input.
+var errInputClosed = errors.New("the client closed its input (stdin), so it can answer no more questions")
+
+// lineWriter serializes whole-line writes of the SDK and of the filter.
+type lineWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending *inflight // the SDK's answers are counted off it
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	if l.pending != nil && isAnswer(p) {
+		defer l.pending.done() // once written
+	}
+	return l.write(p)
+}
+
+// write writes p without counting it as an answer (the filter's own
+// rejections answer lines the SDK never saw).
+func (l *lineWriter) write(p []byte) (int, error) {
+	if cancelledAnswer(p) {
+		return len(p), nil // the client cancelled the request
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.w.Write(withErrorCode(restoreIDs(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (l *lineWriter) Close() error {
+	if c, ok := l.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// lineFilter reads JSON-RPC lines, passes the valid ones on to the SDK's
+// reader and answers the others itself.
+type lineFilter struct {
+	in     io.Reader
+	next   *io.PipeWriter
+	out    *lineWriter
+	max    int
+	logger *slog.Logger
+	line   int
+	// noBatches is set once an initialize names 2025-06-18 or later,
+	// versions that do not allow JSON-RPC batches.
+	noBatches bool
+	// pending counts the lines with requests passed on and not answered
+	// yet (a batch is one line, answered by one line); calls counts the
+	// requests of the line being checked.
+	pending *inflight
+	calls   int
+	ctx     context.Context
+	onEOF   func()
+}
+
+func (f *lineFilter) run() {
+	br := bufio.NewReaderSize(f.in, 64<<10)
+	var buf []byte
+	for {
+		buf = buf[:0]
+		tooLong := false
+		var err error
+		for {
+			var frag []byte
+			frag, err = br.ReadSlice('\n')
+			if !tooLong {
+				if len(buf)+len(frag) > f.max+1 { // +1: the newline
+					tooLong, buf = true, buf[:0]
+				} else {
+					buf = append(buf, frag...)
+				}
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if len(buf) > 0 || tooLong {
+			f.line++
+			f.calls = 0
+			if line, ok := f.check(buf, tooLong); !ok {
+				buf = nil // do not keep a huge buffer for the next line
+			} else {
+				if f.calls > 0 && f.pending != nil {
+					f.pending.add() // before the SDK can answer
+				}
+				if _, werr := f.next.Write(line); werr != nil {
+					return // the server stopped
+				} else if line[len(line)-1] != '\n' {
+					f.next.Write([]byte{'\n'})
+				}
+			}
+			if cap(buf) > 1<<20 {
+				buf = nil
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				f.drain()
+				f.next.Close()
+			} else {
+				f.next.CloseWithError(err)
+			}
+			return
+		}
+	}
+}
+
+// check returns the line to pass to the SDK, and false if the line is
+// not for the SDK (then it has answered the client).
+func (f *lineFilter) check(line []byte, tooLong bool) ([]byte, bool) {
+	if tooLong {
+		f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is longer than the %d-byte limit (--stdio-max-line); it was skipped", f.line, f.max))
+		return nil, false
+	}
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return nil, false // blank lines are not messages
+	}
+	if !json.Valid(trimmed) {
+		f.reject(nil, jsonrpc.CodeParseError, fmt.Sprintf("Parse error: line %d is not one JSON value", f.line))
+		return nil, false
+	}
+	if trimmed[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(trimmed, &batch) != nil || len(batch) == 0 {
+			f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is an empty or malformed batch", f.line))
+			return nil, false
+		}
+		if f.noBatches {
+			f.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is a JSON-RPC batch, which protocol versions from 2025-06-18 do not allow", f.line))
+			return nil, false
+		}
+		for _, m := range batch {
+			if !f.message(m) {
+				return nil, false
+			}
+		}
+		return line, true
+	}
+	if !f.message(trimmed) {
+		return nil, false
+	}
+	if mayHaveBigID(trimmed) {
+		if fixed, changed := withStringID(trimmed); changed {
+			return fixed, true
+		}
+	}
+	return line, true
+}
+
+// message reports whether raw is a JSON-RPC message the SDK accepts.
+func (f *lineFilter) message(raw []byte) bool {
+	if shape, ok := shapeOf(raw); ok {
+		if id, why := shape.malformed(); why != "" {
+			f.reject(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d: %s", f.line, why))
+			return false
+		}
+	}
+	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		f.reject(idOf(raw), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is not a JSON-RPC 2.0 message: %v", f.line, err))
+		return false
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		f.calls++
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(req.Params, &p)
+		f.noBatches = p.ProtocolVersion == "" || p.ProtocolVersion >= "2025-06-18"
+	}
+	return true
+}
+
+// idOf returns the id of a message the SDK cannot decode, when it is a
+// string or a number, so the error can name the request.
+func idOf(raw []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	switch m.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return m.ID
+	}
+	return nil
+}
+
+// drain waits, at the end of the input, until the SDK has answered every
+// request passed on (at most DefaultDrain, or until ctx ends), so that a
+// client that writes its requests and closes its end still gets the
+// answers. Questions to the client end at once: it cannot answer them.
+func (f *lineFilter) drain() {
+	if f.onEOF != nil {
+		f.onEOF()
+	}
+	if f.pending == nil {
+		return
+	}
+	ctx := f.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := time.NewTimer(DefaultDrain)
+	defer t.Stop()
+	select {
+	case <-f.pending.idle():
+	case <-ctx.Done():
+	case <-t.C:
+		f.logger.Warn("stdio: input ended; requests still running after the drain time are dropped", "drain", DefaultDrain)
+	}
+}
+
+// inflight counts the lines of requests the SDK has not answered yet.
+type inflight struct {
+	mu      sync.Mutex
+	n       int
+	waiters []chan struct{}
+}
+
+func (c *inflight) add() {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+}
+
+func (c *inflight) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		return
+	}
+	if c.n--; c.n == 0 {
+		for _, w := range c.waiters {
+			close(w)
+		}
+		c.waiters = nil
+	}
+}
+
+// idle returns a channel closed once no request is waiting for its answer.
+func (c *inflight) idle() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan struct{})
+	if c.n == 0 {
+		close(ch)
+	} else {
+		c.waiters = append(c.waiters, ch)
+	}
+	return ch
+}
+
+// isAnswer reports whether p, a line the SDK writes, answers a request:
+// a batch's answer (the server sends no batches of its own), or an object
+// whose id is followed by its result or error, as the SDK encodes them
+// ({"jsonrpc":"2.0","id":ID,"result":...}; its own requests have "method"
+// there).
+func isAnswer(p []byte) bool {
+	if len(p) > 0 && p[0] == '[' {
+		return true
+	}
+	rest, ok := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok || len(rest) == 0 {
+		return false
+	}
+	i := 0
+	if rest[0] == '"' {
+		for i = 1; i < len(rest) && rest[i] != '"'; i++ {
+			if rest[i] == '\\' {
+				i++
+			}
+		}
+		i++
+	} else {
+		for i < len(rest) && bytes.IndexByte([]byte("-+.0123456789eE"), rest[i]) >= 0 {
+			i++
+		}
+	}
+	if i > len(rest) {
+		return false
+	}
+	rest = rest[i:]
+	return bytes.HasPrefix(rest, []byte(`,"result"`)) || bytes.HasPrefix(rest, []byte(`,"error"`))
+}
+
+func (f *lineFilter) reject(id json.RawMessage, code int64, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	f.logger.Warn("stdio: bad input", "line", f.line, "code", code, "err", msg)
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, &jsonrpc.Error{Code: code, Message: msg}})
+	f.out.write(append(b, '\n'))
+}

@@ -1,0 +1,86 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/connector/store/storetest"
+)
+
+func TestMemoryContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.Open(context.Background(), "memory://")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ url, err string }{
+		{"memory://", ""},
+		{"memory:", ""},
+		{"memory://host", "takes no host"},
+		{"memory://?size=1", "takes no host, path or options"},
+		{"nosuch://x", `no backend for scheme "nosuch"; registered: [memory]`},
+		{"redis://user:secret@host:6379", "redis://user:xxxxx@host:6379"},
+		{"localhost:6379", `no backend for scheme "localhost"`},
+		{"", "has no scheme"},
+	} {
+		s, err := store.Open(ctx, c.url)
+		if c.err == "" {
+			if err != nil {
+				t.Errorf("Open(%q): %v", c.url, err)
+			} else {
+				s.Close()
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("Open(%q) = %v; want an error containing %q", c.url, err, c.err)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%q) error shows the password: %v", c.url, err)
+		}
+	}
+}
+
+func TestRegisterTwicePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a second Register of memory did not panic")
+		}
+	}()
+	store.Register("memory", func(context.Context, *url.URL) (store.Store, error) { return nil, nil })
+}
+
+// TestMemoryRecordsBound: past MaxRecords, new records are refused (not
+// the memory of the process), and expired ones make room.
+func TestMemoryRecordsBound(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := store.NewMemory(store.MemoryOptions{MaxRecords: 3, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	r := m.Records()
+	for i := range 3 {
+		if err := r.Create(ctx, fmt.Sprint("k", i), []byte("x"), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Create(ctx, "k3", []byte("x"), time.Minute); err == nil {
+		t.Fatal("a fourth record was stored past MaxRecords 3")
+	}
+	if err := r.Put(ctx, "k0", []byte("y"), time.Minute); err != nil {
+		t.Errorf("replacing a record at the bound: %v", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if err := r.Create(ctx, "k3", []byte("x"), time.Minute); err != nil {
+		t.Errorf("a record once the others expired: %v", err)
+	}
+}

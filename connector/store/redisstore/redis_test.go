@@ -1,0 +1,88 @@
+package redisstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/connector/store"
+	_ "github.com/mcpgen/mcpgen/connector/store/redisstore"
+	"github.com/mcpgen/mcpgen/connector/store/storetest"
+	"github.com/mcpgen/mcpgen/internal/testenv"
+)
+
+func TestContract(t *testing.T) {
+	r := testenv.StartRedis(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.Open(context.Background(), r.URL()+"/0?prefix="+t.Name()+":")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ url, err string }{
+		{"redis://u:hunter2@127.0.0.1:1/0?cluster=maybe", `cluster="maybe": want true or false`},
+		{"redis://u:hunter2@127.0.0.1:1/x", "redis://u:xxxxx@127.0.0.1:1/x"},
+	} {
+		s, err := store.Open(ctx, c.url)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded; want an error containing %q", c.url, c.err)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Open(%q) = %v; want an error containing %q and no password", c.url, err, c.err)
+		}
+	}
+}
+
+// TestRedisDown: with Redis gone, operations fail fast with an error
+// naming the store, Health says so, and both recover once Redis is back.
+func TestRedisDown(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	h := st.(interface{ Health() error })
+	if err := h.Health(); err != nil {
+		t.Fatalf("Health with Redis up: %v", err)
+	}
+	if _, err := st.Secrets().Key(ctx, "k", 16); err != nil {
+		t.Fatal(err)
+	}
+	r.Stop()
+	start := time.Now()
+	_, _, err = st.Limiter().Take(ctx, "x", 1, store.Bucket{Size: 1, Per: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "store redis://"+r.Addr) {
+		t.Errorf("Take with Redis down: %v; want an error naming the store", err)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("Take with Redis down took %s", d)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for h.Health() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("Health still nil 15s after Redis stopped")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.Start()
+	for {
+		ok, _, err := st.Limiter().Take(ctx, "y", 1, store.Bucket{Size: 5, Per: time.Minute})
+		if err == nil && ok && h.Health() == nil {
+			break
+		}
+		if time.Now().After(deadline.Add(15 * time.Second)) {
+			t.Fatalf("no recovery after Redis restarted: %v, health %v", err, h.Health())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

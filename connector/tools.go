@@ -1,0 +1,626 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/toolname"
+)
+
+// tool is a registered tool with its precomputed wire form.
+type tool struct {
+	s        *Server
+	def      *Tool
+	input    json.RawMessage
+	output   json.RawMessage
+	maxChars int
+	explicit bool        // the cap was set by the App or the tool: advertise it
+	defaults bool        // the input schema declares defaults
+	hidden   atomic.Bool // taken off the list by SetToolEnabled
+	// headerParams: the input schema mirrors arguments into Mcp-Param
+	// headers (x-mcp-header), which the go-sdk checks.
+	headerParams bool
+
+	resolveOnce sync.Once
+	resolved    *jsonschema.Resolved
+	schema      *jsonschema.Schema // the unresolved input schema, walked for defaults and formats
+	formats     bool               // the input schema gives a format somewhere
+	resolveErr  error
+}
+
+func (s *Server) addTool(t *Tool, errs *errList) {
+	if why := toolname.Check(t.Name); why != "" {
+		errs.addf("tool %q: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - . (%s)", t.Name, why)
+		return
+	}
+	if _, dup := s.tools[t.Name]; dup {
+		errs.addf("tool %q: registered twice; tool names must be unique", t.Name)
+		return
+	}
+	if t.Handler == nil {
+		errs.addf("tool %q: no Handler", t.Name)
+		return
+	}
+	in, err := objectSchema(t.InputSchema)
+	if err != nil {
+		errs.addf("tool %q: input schema: %v", t.Name, err)
+		return
+	}
+	var out json.RawMessage
+	if t.OutputSchema != "" {
+		if out, err = objectSchema(t.OutputSchema); err != nil {
+			errs.addf("tool %q: output schema: %v", t.Name, err)
+			return
+		}
+	}
+	if t.UI != "" {
+		if _, ok := s.views[t.UI]; !ok {
+			errs.addf("tool %q: ui=%s names no view; known views: %s", t.Name, t.UI, s.viewNames())
+			return
+		}
+	}
+	tt := &tool{s: s, def: t, input: in, output: out, defaults: bytes.Contains(in, []byte(`"default"`)),
+		headerParams: bytes.Contains(in, []byte(`"x-mcp-header"`))}
+	switch {
+	case t.MaxResultChars > 0:
+		tt.maxChars, tt.explicit = t.MaxResultChars, true
+	case s.app.MaxResultChars > 0:
+		tt.maxChars, tt.explicit = s.app.MaxResultChars, true
+	case s.opts.maxResultChars > 0:
+		tt.maxChars, tt.explicit = s.opts.maxResultChars, true
+	default:
+		tt.maxChars = DefaultMaxResultChars
+	}
+	s.tools[t.Name] = tt
+}
+
+// objectSchema checks that a generated schema is a JSON object with root
+// type "object" ("" stands for the empty object schema). Resolving it for
+// validation waits for the first call: most tools of a connector are never
+// called in one process, and start-up stays fast.
+func objectSchema(src string) (json.RawMessage, error) {
+	if strings.TrimSpace(src) == "" {
+		return json.RawMessage(`{"type":"object"}`), nil
+	}
+	var root struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal([]byte(src), &root); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if root.Type != "object" {
+		return nil, fmt.Errorf(`root "type" must be "object", got %v`, root.Type)
+	}
+	return json.RawMessage(src), nil
+}
+
+func (s *Server) sortedTools() []*tool {
+	ts := make([]*tool, 0, len(s.tools))
+	for i := range s.app.Tools {
+		if t, ok := s.tools[s.app.Tools[i].Name]; ok && t.def == &s.app.Tools[i] && !t.hidden.Load() {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// sdkTool is the tool as tools/list shows it.
+func (s *Server) sdkTool(t *tool) *mcp.Tool {
+	d := t.def
+	ro, de, id, ow := d.Annotations.ReadOnly, d.Annotations.Destructive, d.Annotations.Idempotent, d.Annotations.OpenWorld
+	mt := &mcp.Tool{
+		Name:        d.Name,
+		Title:       d.Title,
+		Description: d.Description,
+		InputSchema: t.input,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           d.Title,
+			ReadOnlyHint:    ro,
+			DestructiveHint: &de,
+			IdempotentHint:  id,
+			OpenWorldHint:   &ow,
+		},
+	}
+	if mt.Description == "" {
+		mt.Description = d.Title
+	}
+	if mt.Description == "" {
+		mt.Description = d.Name
+	}
+	if t.output != nil {
+		mt.OutputSchema = t.output
+	}
+	meta := mcp.Meta{}
+	if len(d.Scopes) > 0 {
+		meta[ScopesMetaKey] = d.Scopes
+	}
+	if t.explicit {
+		meta["anthropic/maxResultSizeChars"] = t.maxChars
+	}
+	if d.UI != "" {
+		s.mu.Lock()
+		v := s.views[d.UI]
+		s.mu.Unlock()
+		ui := map[string]any{"resourceUri": v.URI}
+		if len(d.Visibility) > 0 {
+			ui["visibility"] = d.Visibility
+		}
+		meta["ui"] = ui
+		meta["ui/resourceUri"] = v.URI
+		if s.opts.openAI {
+			meta["openai/outputTemplate"] = v.URI
+		}
+	}
+	if len(meta) > 0 {
+		mt.Meta = meta
+	}
+	return mt
+}
+
+// handle serves tools/call for one tool. Whatever the user's code does
+// (returns an error, panics, overruns its timeout, returns too much text),
+// the client gets a result it can show the model, and the server goes on.
+func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if err := t.s.authorize(req, "tool "+t.def.Name, t.def.Scopes); err != nil {
+		return nil, err
+	}
+	if res := t.rateLimited(ctx, req); res != nil {
+		t.s.tel.RateLimited(ctx, t.def.Name) // observe.go
+		return res, nil
+	}
+	args, err := t.validate(req.Params.Arguments)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	c := &Call{Server: t.s, Session: req.Session, Request: req, Tool: t.def.Name}
+	if err := t.prepareRounds(c, req.Params); err != nil {
+		return nil, err
+	}
+	ctx = withCall(ctx, c)
+	var v any
+	if t.def.Timeout > 0 {
+		v, err = t.callWithTimeout(ctx, args)
+	} else {
+		v, err = t.call(ctx, args)
+	}
+	if c.mrtr {
+		if res, ierr := t.inputRequired(c); res != nil || ierr != nil {
+			return res, ierr
+		}
+	}
+	if err != nil {
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			return nil, we
+		}
+		return errorResult(err.Error()), nil
+	}
+	res, err := t.result(v)
+	if err != nil {
+		t.s.logger.Error("tool result", "tool", t.def.Name, "err", err)
+		return errorResult(fmt.Sprintf("internal error in tool %s: %v", t.def.Name, err)), nil
+	}
+	truncate(res, t.maxChars)
+	return res, nil
+}
+
+// call runs the user's handler, turning a panic into an error.
+func (t *tool) call(ctx context.Context, args json.RawMessage) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.s.logger.Error("panic in tool", "tool", t.def.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			v, err = nil, fmt.Errorf("internal error in tool %s: %v", t.def.Name, p)
+		}
+	}()
+	return t.def.Handler(ctx, args)
+}
+
+type callResult struct {
+	v   any
+	err error
+}
+
+// callWithTimeout runs the handler under the tool's deadline. A handler that
+// ignores its context keeps running, but the client gets its answer on time.
+func (t *tool) callWithTimeout(ctx context.Context, args json.RawMessage) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.def.Timeout)
+	defer cancel()
+	done := make(chan callResult, 1)
+	go func() {
+		v, err := t.call(ctx, args)
+		done <- callResult{v, err}
+	}()
+	timedOut := func() error {
+		return fmt.Errorf("tool %s timed out after %s", t.def.Name, t.def.Timeout)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil && errors.Is(r.err, context.DeadlineExceeded) && ctx.Err() == context.DeadlineExceeded {
+			return nil, timedOut()
+		}
+		return r.v, r.err
+	case <-ctx.Done():
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, timedOut()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// validate checks the arguments against the input schema and applies its
+// defaults; the error names the field and the rule.
+func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
+	t.resolveOnce.Do(func() {
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(t.input, &sch); err != nil {
+			t.resolveErr = err
+			return
+		}
+		t.schema = &sch
+		t.formats = hasFormat(t.input)
+		t.resolved, t.resolveErr = sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	})
+	if t.resolveErr != nil {
+		t.s.logger.Error("tool input schema", "tool", t.def.Name, "err", t.resolveErr)
+		return nil, fmt.Errorf("internal error in tool %s: its input schema is invalid: %v", t.def.Name, t.resolveErr)
+	}
+	m := map[string]any{}
+	if trimmed := bytes.TrimSpace(args); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
+		if err := json.Unmarshal(trimmed, &m); err != nil {
+			return nil, fmt.Errorf("invalid arguments: must be a JSON object: %v", err)
+		}
+	}
+	var inst any = m
+	var sent []string // the members the client sent
+	if t.defaults {
+		sent = make([]string, 0, len(m))
+		for k := range m {
+			sent = append(sent, k)
+		}
+		applyDefaults(t.schema, inst)
+	}
+	if err := t.resolved.Validate(&inst); err != nil {
+		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
+	}
+	if t.formats {
+		if msg := checkFormats(t.schema, t.schema, inst, nil, 0); msg != "" {
+			return nil, fmt.Errorf("invalid arguments: %s", msg)
+		}
+	}
+	if t.defaults {
+		// Splice the defaults into the client's JSON rather than marshal
+		// the decoded map: float64 would round integers beyond 2^53.
+		if !hasObject(m) {
+			return appendDefaults(bytes.TrimSpace(args), m, sent)
+		}
+		return withDefaults(bytes.TrimSpace(args), inst)
+	}
+	if len(m) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	return args, nil
+}
+
+// appendDefaults adds to the JSON object orig the members of defaulted
+// (orig with the schema's defaults applied, no nested objects or arrays)
+// that the client did not send: the common case, without decoding orig
+// again.
+func appendDefaults(orig json.RawMessage, defaulted map[string]any, sent []string) (json.RawMessage, error) {
+	if len(defaulted) == len(sent) {
+		if len(orig) == 0 || bytes.Equal(orig, []byte("null")) {
+			return json.RawMessage("{}"), nil
+		}
+		return orig, nil
+	}
+	added := make([]string, 0, len(defaulted)-len(sent))
+	for k := range defaulted {
+		if !slices.Contains(sent, k) {
+			added = append(added, k)
+		}
+	}
+	slices.Sort(added)
+	out := make([]byte, 0, len(orig)+16*len(added))
+	if len(orig) == 0 || bytes.Equal(orig, []byte("null")) {
+		out = append(out, '{')
+	} else {
+		out = append(out, orig[:len(orig)-1]...) // without its closing brace
+	}
+	for i, k := range added {
+		if i > 0 || len(sent) > 0 {
+			out = append(out, ',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := json.Marshal(defaulted[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(out, kb...), ':'), vb...)
+	}
+	return append(out, '}'), nil
+}
+
+// withDefaults returns the JSON object orig with the members that
+// defaulted (the same object after the schema's defaults were applied)
+// has and orig lacks, at any depth of nested objects.
+func withDefaults(orig json.RawMessage, defaulted any) (json.RawMessage, error) {
+	if da, ok := defaulted.([]any); ok {
+		return withDefaultsArray(orig, da)
+	}
+	dm, ok := defaulted.(map[string]any)
+	if !ok {
+		return orig, nil
+	}
+	var om map[string]json.RawMessage
+	if len(orig) > 0 && !bytes.Equal(orig, []byte("null")) {
+		if err := json.Unmarshal(orig, &om); err != nil {
+			return orig, nil // not an object: validation has already said so
+		}
+	}
+	if len(om) == len(dm) && !hasObject(dm) {
+		return orig, nil // nothing was added
+	}
+	out := make(map[string]json.RawMessage, len(dm))
+	for k, v := range dm {
+		if raw, ok := om[k]; ok {
+			merged, err := withDefaults(raw, v)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = merged
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = b
+	}
+	return json.Marshal(out)
+}
+
+// withDefaultsArray merges element by element, for defaults inside the
+// objects of an array.
+func withDefaultsArray(orig json.RawMessage, da []any) (json.RawMessage, error) {
+	var oa []json.RawMessage
+	if err := json.Unmarshal(orig, &oa); err != nil || len(oa) != len(da) {
+		return orig, nil
+	}
+	changed := false
+	for i := range oa {
+		merged, err := withDefaults(oa[i], da[i])
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(merged, oa[i]) {
+			oa[i], changed = merged, true
+		}
+	}
+	if !changed {
+		return orig, nil
+	}
+	return json.Marshal(oa)
+}
+
+func hasObject(m map[string]any) bool {
+	for _, v := range m {
+		switch v.(type) {
+		case map[string]any, []any:
+			return true
+		}
+	}
+	return false
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// result turns a handler's value into a tool result by the tool's kind.
+func (t *tool) result(v any) (*mcp.CallToolResult, error) {
+	switch t.def.Result {
+	case ResultNone:
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	case ResultStruct:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(b, []byte("null")) {
+			b = []byte("{}")
+		}
+		return &mcp.CallToolResult{
+			StructuredContent: json.RawMessage(b),
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		}, nil
+	}
+	return anyResult(v)
+}
+
+// anyResult converts by the value's dynamic type, so a result kind the
+// generator chose and the value's type cannot disagree fatally.
+func anyResult(v any) (*mcp.CallToolResult, error) {
+	switch x := v.(type) {
+	case nil:
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	case *mcp.CallToolResult:
+		if x == nil {
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		}
+		return x, nil
+	case string:
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: x}}}, nil
+	case mcp.Content:
+		return &mcp.CallToolResult{Content: []mcp.Content{x}}, nil
+	case []mcp.Content:
+		return &mcp.CallToolResult{Content: nonNil(x)}, nil
+	case Contents:
+		return &mcp.CallToolResult{Content: nonNil(x)}, nil
+	}
+	if cs, ok := contentSlice(v); ok {
+		return &mcp.CallToolResult{Content: cs}, nil
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String { // a named string type
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: rv.String()}}}, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	if len(b) > 0 && b[0] == '{' {
+		res.StructuredContent = json.RawMessage(b)
+	}
+	return res, nil
+}
+
+// Contents is a tool result made of several content blocks (text, image,
+// audio, embedded resources, resource links).
+type Contents []mcp.Content
+
+var contentType = reflect.TypeFor[mcp.Content]()
+
+// contentSlice converts a user's named slice of content to []mcp.Content.
+func contentSlice(v any) ([]mcp.Content, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice || !rv.Type().Elem().Implements(contentType) {
+		return nil, false
+	}
+	cs := make([]mcp.Content, 0, rv.Len())
+	for i := range rv.Len() {
+		if c, ok := rv.Index(i).Interface().(mcp.Content); ok && c != nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs, true
+}
+
+func nonNil(cs []mcp.Content) []mcp.Content {
+	if cs == nil {
+		return []mcp.Content{}
+	}
+	return slices.DeleteFunc(slices.Clone(cs), func(c mcp.Content) bool { return c == nil })
+}
+
+// truncate cuts the text content of res to max characters in all, ending
+// it with a notice that says how much was shown. Structured content is
+// left whole: it feeds views, not the model.
+func truncate(res *mcp.CallToolResult, max int) {
+	if max <= 0 {
+		return
+	}
+	totalBytes := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			totalBytes += len(tc.Text)
+		}
+	}
+	if totalBytes <= max { // characters never outnumber bytes
+		return
+	}
+	total := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			total += runeCount(tc.Text)
+		}
+	}
+	if total <= max {
+		return
+	}
+	// The notice counts against the cap: the text sent, notice included,
+	// is at most max characters, the size the tool advertises.
+	const format = "\n\n… truncated: showing the first %d of %d characters"
+	keep := max - runeCount(fmt.Sprintf(format, max, total))
+	if keep < 0 {
+		keep = 0
+	}
+	notice := fmt.Sprintf(format, keep, total)
+	if runeCount(notice) > max {
+		notice = firstRunes(notice, max)
+	}
+	left := keep
+	out := res.Content[:0:0]
+	var last *mcp.TextContent
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		if left == 0 {
+			continue
+		}
+		n := runeCount(tc.Text)
+		cp := *tc
+		if n > left {
+			cp.Text = firstRunes(tc.Text, left)
+			n = left
+		}
+		left -= n
+		last = &cp
+		out = append(out, last)
+	}
+	if last != nil {
+		last.Text += notice
+	} else {
+		out = append(out, &mcp.TextContent{Text: notice})
+	}
+	res.Content = out
+}
+
+func runeCount(s string) int {
+	n := 0
+	for range s {
+		n++
+	}
+	return n
+}
+
+func firstRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// Decode unmarshals validated tool arguments into the handler's input
+// value; empty or null arguments leave v at its zero value. Generated code
+// calls it.
+func Decode(args json.RawMessage, v any) error {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil
+	}
+	err := json.Unmarshal(trimmed, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+		// 50.0 and 5e1 are integers to JSON Schema, but not to
+		// encoding/json: write them as integers and try again.
+		if norm, changed := integralNumbers(trimmed); changed {
+			err = json.Unmarshal(norm, v)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("invalid arguments: %s", decodeError(err))
+	}
+	return nil
+}
