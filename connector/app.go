@@ -21,7 +21,7 @@ type App struct {
 	// (io.github.acme/orders); empty: local/Name.
 	Title, Description, WebsiteURL, Repository, RegistryName string
 	// MaxResultChars caps the text of every tool result (see
-	// DefaultMaxResultChars); a Tool's own MaxResultChars overrides it.
+	// defaultMaxResultChars); a Tool's own MaxResultChars overrides it.
 	// 0: the default.
 	MaxResultChars int
 

@@ -100,14 +100,6 @@ type Auth struct {
 	Verifier TokenVerifier
 }
 
-// WithAuth requires a valid bearer token on every HTTP request, serves the
-// protected-resource metadata (RFC 9728), answers tools/call, resources/read
-// and prompts/get lacking a declared scope with 403 insufficient_scope, and
-// makes the caller's Identity available to handlers. It needs the public
-// URL (WithPublicURL), which names the protected resource. stdio is not
-// affected: a process the host spawns has no tokens.
-func WithAuth(a Auth) Option { return func(o *options) { o.auth = &a } }
-
 // identityKey is where the runtime keeps the Identity in the SDK's
 // TokenInfo.Extra, which reaches every request of the session.
 const identityKey = "mcpgen.identity"
@@ -163,7 +155,7 @@ type AuthGateConfig struct {
 	PublicURL string // the connector's public URL; the resource is PublicURL + "/mcp"
 	Name      string // the resource's name in the metadata
 	Logger    *slog.Logger
-	MaxBody   int64 // bodies over it are not read for scopes (DefaultMaxBodyBytes when 0)
+	MaxBody   int64 // bodies over it are not read for scopes (defaultMaxBodyBytes when 0)
 	// ScopesFor, when set, gives the scopes of each tools/call,
 	// resources/read and prompts/get; Declared lists every declared scope
 	// for scopes_supported.
@@ -189,7 +181,7 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		g.logger = slog.New(slog.NewTextHandler(stderr(), nil))
 	}
 	if g.maxBody == 0 {
-		g.maxBody = DefaultMaxBodyBytes
+		g.maxBody = defaultMaxBodyBytes
 	}
 	g.resource, g.metadataURL = resourceURLs(cfg.PublicURL)
 	g.metadataPath = g.metadataURL[strings.Index(g.metadataURL, "/.well-known/"):]

@@ -33,15 +33,6 @@ type AuthUpstream struct {
 	Provider *authserver.Upstream
 }
 
-// WithAuthUpstream makes the connector its own authorization server in
-// front of an upstream identity provider: it serves the OAuth metadata,
-// registration, authorize, token and revocation endpoints, and requires
-// its own access tokens on every HTTP request as WithAuth does. It needs
-// the public URL (WithPublicURL) and excludes WithAuth. The flow's state
-// is in the server's store (WithStore), so replicas sharing one may each
-// serve a leg of a sign-in.
-func WithAuthUpstream(u AuthUpstream) Option { return func(o *options) { o.authUpstream = &u } }
-
 // AuthServerConfig says what NewAuthServer builds.
 type AuthServerConfig struct {
 	Upstream  AuthUpstream

@@ -25,17 +25,17 @@ func TestCmdlinePrecedence(t *testing.T) {
 		drain time.Duration
 		stdio bool
 	}{
-		{"defaults", nil, nil, DefaultAddr, "", DefaultDrain, false},
+		{"defaults", nil, nil, defaultAddr, "", defaultDrain, false},
 		{"env", nil, []string{"MCPGEN_ADDR", "0.0.0.0:9", "MCPGEN_ALLOW_HOST", "a.test, b.test", "MCPGEN_DRAIN", "3s"}, "0.0.0.0:9", "a.test,b.test", 3 * time.Second, false},
 		{"flag wins", []string{"--addr", "127.0.0.1:7", "--allow-host", "c.test", "--allow-host=d.test,e.test", "--drain=0s", "--stdio"},
 			[]string{"MCPGEN_ADDR", "0.0.0.0:9", "MCPGEN_ALLOW_HOST", "a.test", "MCPGEN_DRAIN", "3s"}, "127.0.0.1:7", "c.test,d.test,e.test", 0, true},
-		{"PORT", nil, []string{"PORT", "8123"}, "0.0.0.0:8123", "", DefaultDrain, false},
-		{"MCPGEN_ADDR over PORT", nil, []string{"PORT", "8123", "MCPGEN_ADDR", "127.0.0.1:1"}, "127.0.0.1:1", "", DefaultDrain, false},
-		{"--addr over PORT", []string{"--addr", "127.0.0.1:2"}, []string{"PORT", "8123"}, "127.0.0.1:2", "", DefaultDrain, false},
+		{"PORT", nil, []string{"PORT", "8123"}, "0.0.0.0:8123", "", defaultDrain, false},
+		{"MCPGEN_ADDR over PORT", nil, []string{"PORT", "8123", "MCPGEN_ADDR", "127.0.0.1:1"}, "127.0.0.1:1", "", defaultDrain, false},
+		{"--addr over PORT", []string{"--addr", "127.0.0.1:2"}, []string{"PORT", "8123"}, "127.0.0.1:2", "", defaultDrain, false},
 	} {
 		var stderr bytes.Buffer
 		c := newCmdline("x", &stderr, envOf(tc.env...))
-		addr := c.String("addr", "MCPGEN_ADDR", DefaultAddr, "")
+		addr := c.String("addr", "MCPGEN_ADDR", defaultAddr, "")
 		stdio := c.Bool("stdio", "", false, "")
 		dep := deploymentFlags(c)
 		if err := c.Parse(tc.args); err != nil {
@@ -71,7 +71,7 @@ func TestCmdlineBadValues(t *testing.T) {
 		}
 	}
 	c := newCmdline("x", new(bytes.Buffer), envOf("PORT", "http"))
-	addr := c.String("addr", "MCPGEN_ADDR", DefaultAddr, "")
+	addr := c.String("addr", "MCPGEN_ADDR", defaultAddr, "")
 	c.Parse(nil)
 	if _, err := listenAddr(c, *addr); err == nil || !strings.Contains(err.Error(), "invalid PORT") {
 		t.Errorf("PORT=http: %v", err)

@@ -9,11 +9,6 @@ import (
 	"time"
 )
 
-// DefaultDrain is how long a connector binary lets calls in flight finish
-// after SIGTERM or SIGINT (--drain). It stays under the 30 s that Docker,
-// Kubernetes and systemd wait before they kill a process.
-const DefaultDrain = 25 * time.Second
-
 // deployment holds the flags that put a connector binary behind a proxy or
 // on a platform: the names it answers to, the browser origins it admits,
 // its logs and how it stops.
@@ -36,7 +31,7 @@ func deploymentFlags(c *cmdline) *deployment {
 			"the `URL` clients use to reach this server (such as https://mcp.example.com);\nits host and origin are admitted"),
 		logFormat: c.String("log-format", "MCPGEN_LOG_FORMAT", "text", "log `FORMAT`: text or json"),
 		logLevel:  c.String("log-level", "MCPGEN_LOG_LEVEL", "info", "log `LEVEL`: debug, info, warn or error"),
-		drain: c.Duration("drain", "MCPGEN_DRAIN", DefaultDrain,
+		drain: c.Duration("drain", "MCPGEN_DRAIN", defaultDrain,
 			"on SIGTERM or SIGINT, let calls in flight finish for up to `DURATION`"),
 	}
 }
@@ -127,7 +122,7 @@ func originOf(u *url.URL) string {
 // listenAddr decides where to listen: --addr or MCPGEN_ADDR when given,
 // else 0.0.0.0:$PORT when the platform set PORT (Cloud Run, Heroku,
 // Render, Fly.io and others route outside traffic to that port on every
-// interface), else DefaultAddr, loopback only.
+// interface), else defaultAddr, loopback only.
 func listenAddr(c *cmdline, addr string) (string, error) {
 	if c.IsSet("addr") {
 		return addr, nil
@@ -140,25 +135,4 @@ func listenAddr(c *cmdline, addr string) (string, error) {
 		return "", fmt.Errorf("invalid PORT %q in the environment: want a port number", port)
 	}
 	return net.JoinHostPort("0.0.0.0", port), nil
-}
-
-// WithPublicURL sets the URL clients use to reach the server, such as
-// https://mcp.example.com behind a proxy (--public-url). Its host and
-// origin are admitted by the Host and Origin checks, and OAuth metadata
-// names it as the protected resource.
-func WithPublicURL(u string) Option { return func(o *options) { o.publicURL = u } }
-
-// WithAllowedHosts adds host names (such as a proxy's public name) the
-// HTTP endpoint answers besides loopback names; "*" admits every name. With
-// none, a request that came in on a loopback address must carry a loopback
-// Host (DNS-rebinding protection) and other requests may carry any; with
-// some, every request must carry a loopback or an admitted Host.
-func WithAllowedHosts(hosts ...string) Option {
-	return func(o *options) { o.allowedHosts = append(o.allowedHosts, hosts...) }
-}
-
-// WithEnv sets how Run reads environment variables (os.LookupEnv by
-// default), for tests and for programs that embed a connector.
-func WithEnv(lookup func(string) (string, bool)) Option {
-	return func(o *options) { o.lookupEnv = lookup }
 }

@@ -31,11 +31,6 @@ const (
 	DevOwnHeader = "X-Mcpgen-Dev-Own"
 )
 
-// WithDevFront makes the server trust the identity mcpgen dev's front
-// forwards, on requests proving they come from it with key. Run sets it
-// from $MCPGEN_DEV_FRONT_KEY.
-func WithDevFront(key string) Option { return func(o *options) { o.devFrontKey = key } }
-
 // devIdentity is an Identity as it travels in DevIdentityHeader.
 type devIdentity struct {
 	Subject  string         `json:"sub"`

@@ -138,7 +138,7 @@ func NewEndpoint(srv *mcp.Server, sessions *mcp.StreamableHTTPOptions) http.Hand
 	server := func(*http.Request) *mcp.Server { return srv }
 	maxBody := sessions.MaxRequestBodyBytes
 	if maxBody <= 0 {
-		maxBody = DefaultMaxBodyBytes
+		maxBody = defaultMaxBodyBytes
 	}
 	return &endpoint{
 		versions: mcp.SupportedProtocolVersions(),

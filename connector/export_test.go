@@ -16,3 +16,11 @@ func FastSessionCount(s *Server) int {
 	s.fastPath.sessions.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// DefaultMaxSessionsPerCaller is the default per-caller session bound, for
+// tests outside the package.
+const DefaultMaxSessionsPerCaller = defaultMaxSessionsPerCaller
+
+// DefaultEventStoreStreams is the default bound on the streams kept for
+// resumption, for tests outside the package.
+const DefaultEventStoreStreams = defaultEventStoreStreams

@@ -8,15 +8,6 @@ import (
 	"strings"
 )
 
-// WithTrustedProxies names the reverse proxies and load balancers in front
-// of the server: only a request whose TCP peer is inside one of these
-// ranges has its caller (for rate limits and per-caller bounds) taken from
-// its Forwarded or X-Forwarded-For header, else the header is ignored, so
-// a forged one from anyone else changes nothing.
-func WithTrustedProxies(ranges []netip.Prefix) Option {
-	return func(o *options) { o.trustedProxies = ranges }
-}
-
 // parseTrustedProxies reads a --trusted-proxy list: CIDR ranges or single
 // addresses.
 func parseTrustedProxies(list []string) ([]netip.Prefix, error) {

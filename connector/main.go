@@ -13,10 +13,6 @@ import (
 	"syscall"
 )
 
-// DefaultAddr is where a connector binary serves HTTP unless --addr,
-// MCPGEN_ADDR or PORT says otherwise.
-const DefaultAddr = "127.0.0.1:8080"
-
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
 // SIGTERM, and returns the process exit code. A generated main.go is
 // os.Exit(mcpgen.Main(mcpgenApp())).
@@ -55,7 +51,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	cl := newCmdline(name, stderr, given.lookupEnv)
 
 	// Serving.
-	addr := cl.String("addr", "MCPGEN_ADDR", DefaultAddr, "serve Streamable HTTP at http://`HOST:PORT`/mcp (without it, PORT=N in the\nenvironment means 0.0.0.0:N)")
+	addr := cl.String("addr", "MCPGEN_ADDR", defaultAddr, "serve Streamable HTTP at http://`HOST:PORT`/mcp (without it, PORT=N in the\nenvironment means 0.0.0.0:N)")
 	stdio := cl.Bool("stdio", "", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	stateless := cl.Bool("stateless", "MCPGEN_STATELESS", false, "turn HTTP sessions off: every request stands alone (MCP 2026-07-28 is served\neither way); clients before 2026-07-28 lose resource subscriptions, sampling,\nelicitation, stream resumption and a per-session log level")
 	version := cl.Bool("version", "", false, "print the version and exit")

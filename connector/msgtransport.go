@@ -25,23 +25,6 @@ import (
 // *mcp.Server as /mcp, so its middleware (request log, protocol errors,
 // per-tool rate limits) sees their requests too.
 
-// Defaults of the message transports.
-const (
-	// DefaultMaxStreamSessions bounds the sessions open at once over
-	// HTTP+SSE and WebSocket together; one more is answered 503.
-	DefaultMaxStreamSessions = 1000
-	// DefaultMaxStreamSessionsPerCaller bounds them per caller (the
-	// verified subject, else the client's address); one more is answered 429.
-	DefaultMaxStreamSessionsPerCaller = 100
-	// DefaultStreamWriteTimeout is how long one message to a client may take
-	// to write: a client that stops reading loses its session then.
-	DefaultStreamWriteTimeout = 10 * time.Second
-	// DefaultStreamKeepAlive is how often an idle event stream gets an SSE
-	// comment and a WebSocket a ping, so proxies keep them open and dead
-	// clients are noticed.
-	DefaultStreamKeepAlive = 25 * time.Second
-)
-
 // MessageTransports serves one go-sdk server over the HTTP+SSE transport
 // of 2024-11-05 (SSE) and WebSocket (WebSocket). Put the Host, Origin and
 // token checks in front of both handlers, as in front of /mcp: a verified
@@ -62,18 +45,18 @@ type MessageTransports struct {
 type MessageTransportsConfig struct {
 	Logger *slog.Logger
 	// MaxMessageBytes limits one message from a client (a POST body, a
-	// WebSocket frame); DefaultMaxBodyBytes when 0.
+	// WebSocket frame); defaultMaxBodyBytes when 0.
 	MaxMessageBytes int64
 	// Admit, when set, takes a new session's slot in a bound shared with
 	// other endpoints (a connector's --max-sessions): it returns how to give
 	// the slot back, or nil and the HTTP status and message of a refusal.
 	// Without it, MaxSessions and MaxSessionsPerCaller bound the sessions of
-	// these transports (DefaultMaxStreamSessions,
-	// DefaultMaxStreamSessionsPerCaller when 0).
+	// these transports (defaultMaxStreamSessions,
+	// defaultMaxStreamSessionsPerCaller when 0).
 	Admit                             func(r *http.Request) (release func(), status int, msg string)
 	MaxSessions, MaxSessionsPerCaller int
-	// WriteTimeout and KeepAlive: DefaultStreamWriteTimeout and
-	// DefaultStreamKeepAlive when 0.
+	// WriteTimeout and KeepAlive: defaultStreamWriteTimeout and
+	// defaultStreamKeepAlive when 0.
 	WriteTimeout, KeepAlive time.Duration
 	// OnClose is called with a session's id when it ends.
 	OnClose func(id string)
@@ -88,19 +71,19 @@ func NewMessageTransports(srv *mcp.Server, cfg MessageTransportsConfig) *Message
 		cfg.Logger = slog.New(slog.NewTextHandler(stderr(), nil))
 	}
 	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = DefaultMaxBodyBytes
+		cfg.MaxMessageBytes = defaultMaxBodyBytes
 	}
 	if cfg.MaxSessions <= 0 {
-		cfg.MaxSessions = DefaultMaxStreamSessions
+		cfg.MaxSessions = defaultMaxStreamSessions
 	}
 	if cfg.MaxSessionsPerCaller <= 0 {
-		cfg.MaxSessionsPerCaller = DefaultMaxStreamSessionsPerCaller
+		cfg.MaxSessionsPerCaller = defaultMaxStreamSessionsPerCaller
 	}
 	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = DefaultStreamWriteTimeout
+		cfg.WriteTimeout = defaultStreamWriteTimeout
 	}
 	if cfg.KeepAlive <= 0 {
-		cfg.KeepAlive = DefaultStreamKeepAlive
+		cfg.KeepAlive = defaultStreamKeepAlive
 	}
 	return &MessageTransports{srv: srv, cfg: cfg, open: map[string]*msgConn{}, callers: map[string]int{}}
 }

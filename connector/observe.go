@@ -12,11 +12,6 @@ import (
 	"github.com/mcpgen/mcpgen/connector/telemetry"
 )
 
-// WithTelemetry records a span and metrics for every request through t
-// (see package telemetry). Without it, or with nil, the server records
-// nothing and pays nothing for it.
-func WithTelemetry(t *telemetry.Telemetry) Option { return func(o *options) { o.telemetry = t } }
-
 // observe hooks the server's telemetry into both request paths (the
 // go-sdk's and the fast path, through use) and into the requests the
 // server sends its clients. It runs last in NewServer, so the request's
@@ -91,7 +86,7 @@ func (f *observeFlags) setup(ctx context.Context, app *App, logger *slog.Logger)
 func serveMetrics(ctx context.Context, ln net.Listener, t *telemetry.Telemetry, logger *slog.Logger, stderr io.Writer, jsonLog bool) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", t.MetricsHandler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: DefaultReadTimeout, IdleTimeout: DefaultIdleTimeout,
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: defaultReadTimeout, IdleTimeout: defaultIdleTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	line := fmt.Sprintf("serving metrics at http://%s/metrics", ln.Addr())
 	if jsonLog {

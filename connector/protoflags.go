@@ -19,17 +19,17 @@ type protocol struct {
 
 func protocolFlags(c *cmdline) *protocol {
 	p := &protocol{
-		sessionIdle: c.Duration("session-idle", "MCPGEN_SESSION_IDLE", DefaultSessionIdle,
+		sessionIdle: c.Duration("session-idle", "MCPGEN_SESSION_IDLE", defaultSessionIdle,
 			"close an HTTP session after `DURATION` without a request (0: never); its client\ngets 404 with JSON-RPC error -32001 and starts a new one"),
-		maxSessions: c.Int("max-sessions", "MCPGEN_MAX_SESSIONS", DefaultMaxSessions,
+		maxSessions: c.Int("max-sessions", "MCPGEN_MAX_SESSIONS", defaultMaxSessions,
 			"hold at most `N` HTTP sessions at once (0: no bound); an initialize beyond it\nis answered 503 with Retry-After"),
-		perCaller: c.Int("max-sessions-per-caller", "MCPGEN_MAX_SESSIONS_PER_CALLER", DefaultMaxSessionsPerCaller,
+		perCaller: c.Int("max-sessions-per-caller", "MCPGEN_MAX_SESSIONS_PER_CALLER", defaultMaxSessionsPerCaller,
 			"hold at most `N` HTTP sessions of one caller (token subject, else client address;\n0: no bound); beyond it the caller's least recently used idle session is\nclosed, or the initialize answered 429 with Retry-After when none is idle"),
-		clientTimeout: c.Duration("client-timeout", "MCPGEN_CLIENT_TIMEOUT", DefaultClientRequestTimeout,
+		clientTimeout: c.Duration("client-timeout", "MCPGEN_CLIENT_TIMEOUT", defaultClientRequestTimeout,
 			"wait at most `DURATION` for the client to answer a question (sampling, elicitation)"),
 		maxLine: new(byteSize),
 	}
-	*p.maxLine = DefaultMaxLineBytes
+	*p.maxLine = defaultMaxLineBytes
 	c.Var(p.maxLine, "stdio-max-line", "MCPGEN_STDIO_MAX_LINE",
 		"with --stdio, the longest line of JSON-RPC read, in `BYTES` (16MiB, 512KiB, 1000000);\na longer line is answered with an error and skipped")
 	return p

@@ -54,11 +54,6 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// WithRateLimit limits tools/call per caller across all tools: per
-// subject with auth, per client address without (--rate-limit). A call
-// over the limit gets an isError result saying when to retry.
-func WithRateLimit(r Rate) Option { return func(o *options) { o.rateLimit = r } }
-
 // bucket is the token bucket of a rate: N calls, refilled over Per.
 func (r Rate) bucket() store.Bucket { return store.Bucket{Size: r.N, Per: r.Per} }
 

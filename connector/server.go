@@ -3,28 +3,18 @@ package connector
 import (
 	"context"
 	"fmt"
-	"github.com/mcpgen/mcpgen/connector/authserver"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"os"
 	"sync"
-	"time"
+
+	"github.com/mcpgen/mcpgen/connector/authserver"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/connector/telemetry"
 )
-
-// DefaultMaxResultChars is the default cap on the text of one tool result:
-// about 25,000 tokens at four characters a token, the hard limit chat hosts
-// apply by default. Text beyond it is cut with a notice, never an error.
-const DefaultMaxResultChars = 100_000
-
-// DefaultMaxBodyBytes is the default limit on one HTTP request body; larger
-// bodies are answered 413.
-const DefaultMaxBodyBytes = 4 << 20
 
 // Server is a connector's MCP server: the generated App registered on a
 // go-sdk server.
@@ -70,159 +60,6 @@ type Server struct {
 	streamsT    *MessageTransports // HTTP+SSE and WebSocket (streamserve.go)
 }
 
-type options struct {
-	logger         *slog.Logger
-	maxResultChars int
-	stateless      bool
-	eventStore     mcp.EventStore
-	state          store.Store
-	taskStore      TaskStore // tasks.go; nil: in-process
-	noEventStore   bool
-	instructions   string
-	openAI         bool
-	maxBodyBytes   int64
-	allowedOrigins []string
-	allowedHosts   []string                    // deploy.go
-	publicURL      string                      // deploy.go; also the OAuth resource
-	lookupEnv      func(string) (string, bool) // Run only
-	pageSize       int
-	stateKey       []byte
-	oldStateKeys   [][]byte // also accepted (WithStateKeys)
-	trustedProxies []netip.Prefix
-	sessionIdle    time.Duration
-	askTimeout     time.Duration
-	auth           *Auth            // auth.go
-	authUpstream   *AuthUpstream    // authupstream.go
-	rateLimit      Rate             // ratelimit.go
-	now            func() time.Time // the memory state store; time.Now when nil
-	maxLineBytes   int
-	devFrontKey    string // devfront.go
-	readTimeout    time.Duration
-	idleTimeout    time.Duration
-	streams        streamOptions        // streamserve.go
-	telemetry      *telemetry.Telemetry // observe.go
-
-	maxSessions, maxSessionsPerCaller int // sessions.go
-}
-
-// Option configures NewServer.
-type Option func(*options)
-
-// WithLogger sets the logger for server activity (errors, panics with their
-// stack). The default writes text to stderr at level Info.
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
-
-// WithMaxResultChars sets the default cap on the text of one tool result
-// (DefaultMaxResultChars when unset). App.MaxResultChars and a tool's own
-// MaxResultChars take precedence.
-func WithMaxResultChars(n int) Option { return func(o *options) { o.maxResultChars = n } }
-
-// WithStateless serves HTTP without sessions (MCP 2026-07-28 stateless
-// mode): each request stands alone, so resource subscriptions, server-to-
-// client requests (sampling, elicitation), stream resumption and a per-
-// session log level are unavailable.
-func WithStateless(stateless bool) Option { return func(o *options) { o.stateless = stateless } }
-
-// WithEventStore sets where HTTP stream events are kept for resumption
-// (Last-Event-ID). The default is an in-memory store; nil disables
-// resumption.
-func WithEventStore(store mcp.EventStore) Option {
-	return func(o *options) { o.eventStore = store; o.noEventStore = store == nil }
-}
-
-// WithStore sets where the server keeps its state: rate-limit buckets, the
-// events kept for resumption (unless WithEventStore says otherwise) and
-// the key that signs requestState (unless WithStateKey gives one). The
-// default is an in-memory store of its own (store.NewMemory). The server
-// does not close it.
-func WithStore(st store.Store) Option { return func(o *options) { o.state = st } }
-
-// WithInstructions sets the server instructions sent to clients at
-// initialization, overriding App.Instructions.
-func WithInstructions(s string) Option { return func(o *options) { o.instructions = s } }
-
-// WithOpenAIMeta also emits the keys older ChatGPT hosts read
-// (_meta["openai/outputTemplate"] on tools with a view).
-func WithOpenAIMeta(on bool) Option { return func(o *options) { o.openAI = on } }
-
-// WithMaxBodyBytes limits the size of one HTTP request body
-// (DefaultMaxBodyBytes when unset); larger bodies are answered 413.
-func WithMaxBodyBytes(n int64) Option { return func(o *options) { o.maxBodyBytes = n } }
-
-// WithAllowedOrigins adds browser origins (such as "https://app.example.com")
-// allowed to call the HTTP endpoint ("*" allows every origin). Loopback
-// origins and the server's own host are always allowed; any other Origin is
-// answered 403.
-func WithAllowedOrigins(origins ...string) Option {
-	return func(o *options) { o.allowedOrigins = append(o.allowedOrigins, origins...) }
-}
-
-// WithPageSize sets how many items one page of tools/list, resources/list
-// and prompts/list holds.
-func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
-
-// WithTaskStore keeps the records of tasks in store instead of in
-// process (the default holds 10000 tasks), so that any replica can answer
-// for a task.
-func WithTaskStore(store TaskStore) Option {
-	return func(o *options) { o.taskStore = store }
-}
-
-// WithStateKey sets the secret that signs the requestState of tool calls
-// that ask the client questions under MCP 2026-07-28. By default it is a
-// random key kept in the state store (see WithStore): one per process with
-// the in-memory store, one for every replica sharing a store. Replicas
-// behind one load balancer need the same key.
-func WithStateKey(key []byte) Option { return func(o *options) { o.stateKey = key } }
-
-// WithStateKeys is WithStateKey for a key rotation: requestState is signed
-// with the first key, and one signed with any of them is accepted.
-func WithStateKeys(keys ...[]byte) Option {
-	return func(o *options) {
-		if len(keys) > 0 {
-			o.stateKey, o.oldStateKeys = keys[0], keys[1:]
-		}
-	}
-}
-
-// DefaultSessionIdle is how long an HTTP session may go without a request
-// before it is closed and its memory released.
-const DefaultSessionIdle = 30 * time.Minute
-
-// DefaultClientRequestTimeout is how long a request to the client
-// (sampling, elicitation, roots) waits for its answer.
-const DefaultClientRequestTimeout = 5 * time.Minute
-
-// WithSessionIdle closes HTTP sessions that receive no request for d
-// (DefaultSessionIdle when unset; a negative d keeps idle sessions forever).
-// A session is idle while no request of it is in progress and it has no
-// event stream open: a client listening for notifications on its GET
-// stream keeps its session. A client that comes back after that gets 404
-// with JSON-RPC error -32001 and starts a new session.
-func WithSessionIdle(d time.Duration) Option { return func(o *options) { o.sessionIdle = d } }
-
-// WithClientRequestTimeout bounds how long a request to the client
-// (sampling, elicitation) waits for its answer (DefaultClientRequestTimeout
-// when unset); the handler then gets an error.
-func WithClientRequestTimeout(d time.Duration) Option { return func(o *options) { o.askTimeout = d } }
-
-// DefaultReadTimeout bounds how long a connector binary waits for one
-// HTTP request, body included: a client sending its body slowly cannot
-// hold a connection for longer.
-const DefaultReadTimeout = 30 * time.Second
-
-// DefaultIdleTimeout is how long a connector binary keeps an idle
-// keep-alive HTTP connection open.
-const DefaultIdleTimeout = 2 * time.Minute
-
-// WithHTTPTimeouts sets how long the connector binary's HTTP server waits
-// for a request with its body (DefaultReadTimeout when 0) and keeps an idle
-// connection (DefaultIdleTimeout when 0). Event streams are not bounded:
-// they stay open while their clients keep them.
-func WithHTTPTimeouts(read, idle time.Duration) Option {
-	return func(o *options) { o.readTimeout, o.idleTimeout = read, idle }
-}
-
 // NewServer registers app's tools, resources, prompts, completions and views
 // on a new go-sdk server. It reports every invalid registration (a bad schema,
 // a duplicate name, a tool naming an unknown view) in one error.
@@ -238,27 +75,27 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		o.logger = slog.New(slog.NewTextHandler(stderr(), nil))
 	}
 	if o.maxBodyBytes == 0 {
-		o.maxBodyBytes = DefaultMaxBodyBytes
+		o.maxBodyBytes = defaultMaxBodyBytes
 	}
 	if o.instructions == "" {
 		o.instructions = app.Instructions
 	}
 	switch {
 	case o.sessionIdle == 0:
-		o.sessionIdle = DefaultSessionIdle
+		o.sessionIdle = defaultSessionIdle
 	case o.sessionIdle < 0:
 		o.sessionIdle = 0 // the SDK's "never"
 	}
-	o.maxSessions = sessionBound(o.maxSessions, DefaultMaxSessions)
-	o.maxSessionsPerCaller = sessionBound(o.maxSessionsPerCaller, DefaultMaxSessionsPerCaller)
+	o.maxSessions = sessionBound(o.maxSessions, defaultMaxSessions)
+	o.maxSessionsPerCaller = sessionBound(o.maxSessionsPerCaller, defaultMaxSessionsPerCaller)
 	if o.askTimeout <= 0 {
-		o.askTimeout = DefaultClientRequestTimeout
+		o.askTimeout = defaultClientRequestTimeout
 	}
 	if o.readTimeout <= 0 {
-		o.readTimeout = DefaultReadTimeout
+		o.readTimeout = defaultReadTimeout
 	}
 	if o.idleTimeout <= 0 {
-		o.idleTimeout = DefaultIdleTimeout
+		o.idleTimeout = defaultIdleTimeout
 	}
 	s := &Server{
 		app:         app,

@@ -15,16 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxSessions is how many HTTP sessions a server holds at once
-// unless WithMaxSessions says otherwise. A session costs some 20 KiB (heap
-// and goroutine stacks), so the default holds about 100 MB.
-const DefaultMaxSessions = 5000
-
-// DefaultMaxSessionsPerCaller is how many HTTP sessions one caller (a
-// token's subject with auth, a client address without) holds at once
-// unless WithMaxSessions says otherwise.
-const DefaultMaxSessionsPerCaller = 100
-
 // CodeRetryLater is the JSON-RPC error code of a request the server refused
 // before running it, because it is full (too many sessions) or shutting
 // down; the HTTP answer (429 or 503) carries Retry-After. The request had
@@ -34,22 +24,6 @@ const CodeRetryLater = -32000
 // sessionRetryAfter is the Retry-After, in seconds, of an initialize
 // refused because the server holds too many sessions.
 const sessionRetryAfter = 10
-
-// WithMaxSessions bounds the HTTP sessions held at once: total in all
-// (DefaultMaxSessions when 0) and perCaller for one caller, the verified
-// subject with auth or the client address without
-// (DefaultMaxSessionsPerCaller when 0); a negative value sets no bound.
-//
-// An initialize over the caller's bound first closes that caller's least
-// recently used idle session (one with no request in progress and no open
-// event stream: a client that restarted and left it behind); when every
-// one of them is in use, the initialize is answered 429. One over the
-// total bound is answered 503: the server never closes one caller's
-// session for another. Both answers carry Retry-After and a JSON-RPC
-// error with code CodeRetryLater.
-func WithMaxSessions(total, perCaller int) Option {
-	return func(o *options) { o.maxSessions, o.maxSessionsPerCaller = total, perCaller }
-}
 
 // sessionBound normalizes a bound given to WithMaxSessions: def for 0, -1
 // (none) for a negative n.

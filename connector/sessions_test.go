@@ -182,7 +182,7 @@ func TestSessionBounds(t *testing.T) {
 
 // TestSessionFlood is the attack: one client opens sessions as fast as it
 // can and abandons them. With the default bounds it never holds more than
-// DefaultMaxSessionsPerCaller of them, in the go-sdk and in the fast
+// defaultMaxSessionsPerCaller of them, in the go-sdk and in the fast
 // path's tables, and every initialize is answered.
 func TestSessionFlood(t *testing.T) {
 	t.Parallel()

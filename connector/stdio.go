@@ -16,21 +16,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxLineBytes is the default limit on one line of JSON-RPC read in
-// --stdio mode (--stdio-max-line). A longer line is answered with an error
-// and skipped; the connector goes on serving.
-const DefaultMaxLineBytes = 16 << 20
-
-// WithMaxLineBytes sets the limit on one line read by ServeIO and
-// ServeStdio (DefaultMaxLineBytes when unset).
-func WithMaxLineBytes(n int) Option { return func(o *options) { o.maxLineBytes = n } }
-
 // ServeIO serves one client over newline-delimited JSON-RPC read from r and
 // written to w, until ctx is done or r ends. A line that is not JSON is
 // answered with a -32700 parse error, one that is not a JSON-RPC message
 // or is longer than the line limit with -32600; the connection goes on
 // either way (the go-sdk's own reader would end it). When r ends, the
-// requests read before its end are still answered (at most DefaultDrain
+// requests read before its end are still answered (at most defaultDrain
 // for the last of them), as `printf '...' | BIN --stdio` expects; questions
 // to the client fail at once, since it can no longer answer.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
@@ -40,7 +31,7 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	f := &lineFilter{in: r, next: pw, out: out, max: s.opts.maxLineBytes, logger: s.logger, pending: pending, ctx: ctx,
 		onEOF: func() { s.asks.closeAll(errInputClosed) }}
 	if f.max <= 0 {
-		f.max = DefaultMaxLineBytes
+		f.max = defaultMaxLineBytes
 	}
 	go f.run()
 	defer pr.Close() // unblocks the filter if the server stops first
@@ -246,7 +237,7 @@ func idOf(raw []byte) json.RawMessage {
 }
 
 // drain waits, at the end of the input, until the SDK has answered every
-// request passed on (at most DefaultDrain, or until ctx ends), so that a
+// request passed on (at most defaultDrain, or until ctx ends), so that a
 // client that writes its requests and closes its end still gets the
 // answers. Questions to the client end at once: it cannot answer them.
 func (f *lineFilter) drain() {
@@ -260,13 +251,13 @@ func (f *lineFilter) drain() {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t := time.NewTimer(DefaultDrain)
+	t := time.NewTimer(defaultDrain)
 	defer t.Stop()
 	select {
 	case <-f.pending.idle():
 	case <-ctx.Done():
 	case <-t.C:
-		f.logger.Warn("stdio: input ended; requests still running after the drain time are dropped", "drain", DefaultDrain)
+		f.logger.Warn("stdio: input ended; requests still running after the drain time are dropped", "drain", defaultDrain)
 	}
 }
 

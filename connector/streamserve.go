@@ -19,24 +19,6 @@ type streamOptions struct {
 	writeTimeout, keepAlive time.Duration
 }
 
-// WithSSE turns the HTTP+SSE transport of 2024-11-05 at /sse on or off
-// (on by default; off with WithStateless, whose replicas cannot route a
-// POST to the process holding its stream).
-func WithSSE(on bool) Option { return func(o *options) { o.streams.noSSE = !on } }
-
-// WithWebSocket turns the WebSocket transport at /ws on or off (on by
-// default).
-func WithWebSocket(on bool) Option { return func(o *options) { o.streams.noWebSocket = !on } }
-
-// WithStreamTimeouts sets how long one message to an HTTP+SSE or
-// WebSocket client may take to write (DefaultStreamWriteTimeout when 0)
-// and how often idle streams and sockets get a keep-alive
-// (DefaultStreamKeepAlive when 0). Their sessions count toward
-// WithMaxSessions with those of /mcp.
-func WithStreamTimeouts(writeTimeout, keepAlive time.Duration) Option {
-	return func(o *options) { o.streams.writeTimeout, o.streams.keepAlive = writeTimeout, keepAlive }
-}
-
 // streams returns the server's message transports, made on first use.
 func (s *Server) streams() *MessageTransports {
 	s.streamsOnce.Do(func() {

@@ -82,7 +82,7 @@ func (s *Server) addTool(t *Tool, errs *errList) {
 	case s.opts.maxResultChars > 0:
 		tt.maxChars, tt.explicit = s.opts.maxResultChars, true
 	default:
-		tt.maxChars = DefaultMaxResultChars
+		tt.maxChars = defaultMaxResultChars
 	}
 	s.tools[t.Name] = tt
 }
