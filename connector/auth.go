@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/mcpgen/mcpgen/connector/oauth"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -439,7 +440,7 @@ func (g *AuthGate) Wrap(next http.Handler) http.Handler {
 func (g *AuthGate) throttled(w http.ResponseWriter, r *http.Request, te *oauth.ThrottleError) {
 	secs := int((te.RetryAfter + time.Second - 1) / time.Second)
 	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-	limit := fmt.Sprintf("%d/%s", te.Limit.N, shortDuration(te.Limit.Per))
+	limit := fmt.Sprintf("%d/%s", te.Limit.N, ratespec.Short(te.Limit.Per))
 	if te.Caller {
 		g.logger.Warn("auth: too many unknown tokens from this caller; not asking the introspection endpoint (--auth-introspection-caller-limit)",
 			"remote", remoteHost(r), "limit", limit)

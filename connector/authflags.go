@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
 
 	"github.com/mcpgen/mcpgen/connector/oauth"
 )
@@ -94,7 +95,7 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 		*f.introspectionLimit, *f.introspectionCallerLimit = "", ""
 	}
 	if *f.rateLimit != "" {
-		r, err := ParseRate(*f.rateLimit)
+		r, err := ratespec.ParseRate(*f.rateLimit)
 		if err != nil {
 			return nil, fmt.Errorf("invalid --rate-limit: %v", err)
 		}
@@ -169,7 +170,7 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 		if a.IntrospectionURL == "" {
 			return nil, fmt.Errorf("%s bounds calls to the introspection endpoint: it needs --auth-introspection", l.flag)
 		}
-		r, err := ParseRate(l.v)
+		r, err := ratespec.ParseRate(l.v)
 		if err != nil {
 			return nil, fmt.Errorf("invalid %s: %v", l.flag, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,48 +13,8 @@ import (
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
 
-// Rate is a number of calls per period, such as 120 per minute
-// (--rate-limit 120/1m, or a tool's ratelimit=10/1m). Calls may come in a
-// burst of up to N, then one per Per/N.
-type Rate struct {
-	N   int
-	Per time.Duration
-}
-
-// IsZero reports whether r sets no limit.
-func (r Rate) IsZero() bool { return r.N == 0 }
-
-func (r Rate) String() string {
-	if r.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf("%d/%s", r.N, shortDuration(r.Per))
-}
-
-// ParseRate parses N/DURATION: a positive number of calls and a Go
-// duration ("120/1m", "5/30s", "1000/1h"); a bare unit means one of it
-// ("10/s", "60/m", "500/h").
-func ParseRate(s string) (Rate, error) {
-	n, per, err := ratespec.Parse(strings.TrimSpace(s))
-	if err != nil {
-		return Rate{}, fmt.Errorf("want N/DURATION such as 120/1m in %q: %v", s, err)
-	}
-	return Rate{N: n, Per: per}, nil
-}
-
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 // bucket is the token bucket of a rate: N calls, refilled over Per.
-func (r Rate) bucket() store.Bucket { return store.Bucket{Size: r.N, Per: r.Per} }
+func bucketOf(r Rate) store.Bucket { return store.Bucket{Size: r.N, Per: r.Per} }
 
 // limitKey names the bucket of one caller under one limit in the state
 // store's limiter: tool is "" for the server-wide limit.
@@ -108,21 +67,21 @@ func (t *tool) rateLimited(ctx context.Context, req *mcp.CallToolRequest) *mcp.C
 	who := caller(req)
 	limiter := s.state.Limiter()
 	if r := t.def.RateLimit; !r.IsZero() {
-		ok, wait, err := limiter.Take(ctx, limitKey(t.def.Name, who), 1, r.bucket())
+		ok, wait, err := limiter.Take(ctx, limitKey(t.def.Name, who), 1, bucketOf(r))
 		if err != nil {
 			return s.limiterFailed(err)
 		}
 		if !ok {
-			return s.limitResult(fmt.Sprintf("at most %d calls to %s per %s", r.N, t.def.Name, shortDuration(r.Per)), wait)
+			return s.limitResult(fmt.Sprintf("at most %d calls to %s per %s", r.N, t.def.Name, ratespec.Short(r.Per)), wait)
 		}
 	}
 	if r := s.opts.rateLimit; !r.IsZero() {
-		ok, wait, err := limiter.Take(ctx, limitKey("", who), 1, r.bucket())
+		ok, wait, err := limiter.Take(ctx, limitKey("", who), 1, bucketOf(r))
 		if err != nil {
 			return s.limiterFailed(err)
 		}
 		if !ok {
-			return s.limitResult(fmt.Sprintf("at most %d tool calls per %s", r.N, shortDuration(r.Per)), wait)
+			return s.limitResult(fmt.Sprintf("at most %d tool calls per %s", r.N, ratespec.Short(r.Per)), wait)
 		}
 	}
 	return nil
@@ -143,3 +102,8 @@ func (s *Server) limitResult(limit string, wait time.Duration) *mcp.CallToolResu
 	s.logger.Info("rate limit", "limit", limit, "retry_after", wait.Round(time.Millisecond))
 	return errorResult(fmt.Sprintf("Rate limit reached (%s for each caller). Retry in %d s.", limit, secs))
 }
+
+// Rate is a number of calls per period, such as 120 per minute
+// (--rate-limit 120/1m, or a tool's ratelimit=10/1m). Calls may come in a
+// burst of up to N, then one per Per/N.
+type Rate = ratespec.Rate

@@ -1,12 +1,12 @@
 package directive
 
 import (
-	"github.com/mcpgen/mcpgen/connector"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/generator/diag"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
 
 var at = diag.Pos{File: "x.go", Line: 7, Col: 1}
@@ -197,7 +197,7 @@ func FuzzLex(f *testing.F) {
 func TestRateMatchesRuntime(t *testing.T) {
 	for _, v := range []string{"10/1m", "5/30s", "10/s", "60/m", "500/h", "3/90s", "1/1ms", "0/1m", "-1/1m", "x/1m", "10", "10/", "10/0s", "10/-1m", "10/soon", "/1m"} {
 		n, per, why := Rate(v)
-		r, err := connector.ParseRate(v)
+		r, err := ratespec.ParseRate(v)
 		if (why == "") != (err == nil) || (err == nil && (r.N != n || r.Per != per)) {
 			t.Errorf("%q: directive.Rate = %d, %v, %q; connector.ParseRate = %v, %v", v, n, per, why, r, err)
 		}

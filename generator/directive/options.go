@@ -240,7 +240,7 @@ func Scopes(v string) ([]string, string) {
 
 // Rate parses a ratelimit= value, N/DURATION: a positive number of calls
 // and a positive Go duration, or a bare unit s, m or h meaning one of it
-// (the same syntax as the connector's --rate-limit flag, connector.ParseRate).
+// (the same syntax as the connector's --rate-limit flag, ratespec.ParseRate).
 // It reports why the value is not valid ("" when it is).
 func Rate(v string) (int, time.Duration, string) {
 	n, per, err := ratespec.Parse(v)

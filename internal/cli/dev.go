@@ -1,16 +1,18 @@
 package cli
 
 import (
-	"github.com/mcpgen/mcpgen/connector/authserver"
 	"net"
 	"os"
 	"strings"
+
+	"github.com/mcpgen/mcpgen/connector/authserver"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/connector/oauth"
 	"github.com/mcpgen/mcpgen/internal/dev"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
 
 func devCommand() *ucli.Command {
@@ -44,9 +46,9 @@ func devCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "auth-audience", EnvVars: []string{"MCPGEN_AUTH_AUDIENCE"}, Usage: "require `AUD` in the tokens' aud claim instead of the public URL + /mcp"},
 			&ucli.StringFlag{Name: "auth-introspection", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION"}, Usage: "verify opaque tokens at this RFC 7662 `URL` ($MCPGEN_AUTH_CLIENT_ID, $MCPGEN_AUTH_CLIENT_SECRET)"},
 			&ucli.StringFlag{Name: "auth-introspection-limit", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION_LIMIT"},
-				Usage: "ask the introspection endpoint about new tokens at most `N/DURATION` times in all (default " + connector.Rate(oauth.DefaultIntrospectionLimit).String() + "); over it, 503"},
+				Usage: "ask the introspection endpoint about new tokens at most `N/DURATION` times in all (default " + ratespec.Rate(oauth.DefaultIntrospectionLimit).String() + "); over it, 503"},
 			&ucli.StringFlag{Name: "auth-introspection-caller-limit", EnvVars: []string{"MCPGEN_AUTH_INTROSPECTION_CALLER_LIMIT"},
-				Usage: "ask the introspection endpoint about new tokens from one client address at most `N/DURATION` times (default " + connector.Rate(oauth.DefaultIntrospectionCallerLimit).String() + "); over it, 429"},
+				Usage: "ask the introspection endpoint about new tokens from one client address at most `N/DURATION` times (default " + ratespec.Rate(oauth.DefaultIntrospectionCallerLimit).String() + "); over it, 429"},
 			&ucli.StringFlag{Name: "auth-scopes", EnvVars: []string{"MCPGEN_AUTH_SCOPES"}, Usage: "require these space-separated `SCOPES` on every request"},
 			&ucli.StringFlag{Name: "auth-upstream", EnvVars: []string{"MCPGEN_AUTH_UPSTREAM"}, Usage: "be the OAuth authorization server in front of the identity `PROVIDER` (github, google, entra:TENANT or an OpenID issuer URL), as a built connector does; register PUBLIC_URL/oauth/callback there"},
 			&ucli.StringFlag{Name: "auth-client-id", EnvVars: []string{"MCPGEN_AUTH_CLIENT_ID"}, Usage: "the connector's OAuth client `ID` at the --auth-upstream provider"},
@@ -111,7 +113,7 @@ func runDev(c *ucli.Context) error {
 // mistake, not "no auth").
 func devAuth(c *ucli.Context) (*connector.Auth, error) {
 	if c.String("rate-limit") != "" {
-		if _, err := connector.ParseRate(c.String("rate-limit")); err != nil {
+		if _, err := ratespec.ParseRate(c.String("rate-limit")); err != nil {
 			return nil, usagef("--rate-limit: %v", err)
 		}
 	}
@@ -135,7 +137,7 @@ func devAuth(c *ucli.Context) (*connector.Auth, error) {
 	// The bounds on introspection calls, as a built connector reads them.
 	for _, l := range []struct {
 		flag string
-		dst  *connector.Rate
+		dst  *ratespec.Rate
 	}{
 		{"auth-introspection-limit", &a.IntrospectionLimit},
 		{"auth-introspection-caller-limit", &a.IntrospectionCallerLimit},
@@ -147,7 +149,7 @@ func devAuth(c *ucli.Context) (*connector.Auth, error) {
 		if a.IntrospectionURL == "" {
 			return nil, usagef("--%s bounds calls to the introspection endpoint: it needs --auth-introspection", l.flag)
 		}
-		r, err := connector.ParseRate(v)
+		r, err := ratespec.ParseRate(v)
 		if err != nil {
 			return nil, usagef("invalid --%s: %v", l.flag, err)
 		}

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpgen/mcpgen/connector/authserver"
 	"io"
 	"net"
 	"net/http"
@@ -21,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/connector/authserver"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector"
@@ -28,6 +29,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/generator/lint"
 	"github.com/mcpgen/mcpgen/internal/inspector"
+	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
 
 // Options configure Run.
@@ -211,7 +213,7 @@ func newRunner(opts Options) (*runner, error) {
 	r.front.key = newDevKey()
 	r.opts.Env = append(slices.Clip(r.opts.Env), connector.DevFrontKeyEnv+"="+r.front.key)
 	if opts.RateLimit != "" {
-		if _, err := connector.ParseRate(opts.RateLimit); err != nil {
+		if _, err := ratespec.ParseRate(opts.RateLimit); err != nil {
 			return nil, fmt.Errorf("--rate-limit: %v", err)
 		}
 		r.opts.Env = append(slices.Clip(r.opts.Env), "MCPGEN_RATE_LIMIT="+opts.RateLimit)

@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/internal/buildinfo"
+
 	"github.com/mcpgen/mcpgen/bundler"
 	"github.com/mcpgen/mcpgen/generator"
 	"github.com/mcpgen/mcpgen/generator/diag"
@@ -344,10 +346,9 @@ func (p *Project) goBuild(ctx context.Context, out, goos, goarch string) error {
 	return nil
 }
 
-// versionSymbol is the linker name of the variable in which the runtime
-// keeps a stamped version (connector.BuildVersionSymbol; not imported, so the
-// mcpgen command does not link the runtime and the MCP SDK).
-const versionSymbol = "github.com/mcpgen/mcpgen/connector.buildVersion"
+// versionSymbol is the linker name of the variable in which a connector
+// keeps a stamped version (internal/buildinfo).
+const versionSymbol = buildinfo.Symbol
 
 // BuildCommand returns the `go build` arguments (without -o and the
 // package) and the environment additions that make a connector binary:
