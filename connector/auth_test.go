@@ -19,7 +19,6 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/mcpgen/mcpgen/connector"
-	"github.com/mcpgen/mcpgen/internal/ratespec"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -399,20 +398,6 @@ func TestAuthFlagsStdio(t *testing.T) {
 	all := strings.Join(lines, "\n")
 	if !strings.Contains(all, "anonymous") || !strings.Contains(all, "Rate limit reached (at most 1 tool calls per 1h for each caller)") {
 		t.Errorf("stdout = %s", all)
-	}
-}
-
-func TestParseRate(t *testing.T) {
-	for in, want := range map[string]connector.Rate{"120/1m": {120, time.Minute}, "5/30s": {5, 30 * time.Second}, "10/s": {10, time.Second}, "500/h": {500, time.Hour}} {
-		got, err := ratespec.ParseRate(in)
-		if err != nil || got != want || got.String() != strings.Replace(strings.Replace(strings.Replace(in, "/s", "/1s", 1), "/h", "/1h", 1), "/m", "/1m", 1) {
-			t.Errorf("ratespec.ParseRate(%q) = %v (%s), %v", in, got, got, err)
-		}
-	}
-	for _, bad := range []string{"", "10", "0/1m", "-1/1m", "x/1m", "10/", "10/0s", "10/-1m", "10/fortnight"} {
-		if _, err := ratespec.ParseRate(bad); err == nil {
-			t.Errorf("ratespec.ParseRate(%q) accepted", bad)
-		}
 	}
 }
 

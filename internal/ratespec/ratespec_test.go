@@ -48,3 +48,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]Rate{"120/1m": {N: 120, Per: time.Minute}, "5/30s": {N: 5, Per: 30 * time.Second}, "10/s": {N: 10, Per: time.Second}, "500/h": {N: 500, Per: time.Hour}} {
+		got, err := ParseRate(in)
+		if err != nil || got != want || got.String() != strings.Replace(strings.Replace(strings.Replace(in, "/s", "/1s", 1), "/h", "/1h", 1), "/m", "/1m", 1) {
+			t.Errorf("ParseRate(%q) = %v (%s), %v", in, got, got, err)
+		}
+	}
+	for _, bad := range []string{"", "10", "0/1m", "-1/1m", "x/1m", "10/", "10/0s", "10/-1m", "10/fortnight"} {
+		if _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q) accepted", bad)
+		}
+	}
+}
