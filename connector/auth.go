@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/mcpgen/mcpgen/connector/oauth"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -203,7 +203,7 @@ func NewAuthGate(cfg AuthGateConfig) (*AuthGate, error) {
 		}
 		g.oauth = v
 		g.verify = func(ctx context.Context, token string, r *http.Request) (*Identity, error) {
-			t, err := v.Verify(oauth.WithCaller(ctx, remoteHost(r)), token)
+			t, err := v.Verify(oauth.WithCaller(ctx, httpedge.RemoteHost(r)), token)
 			if err != nil {
 				return nil, err
 			}
@@ -443,29 +443,13 @@ func (g *AuthGate) throttled(w http.ResponseWriter, r *http.Request, te *oauth.T
 	limit := fmt.Sprintf("%d/%s", te.Limit.N, ratespec.Short(te.Limit.Per))
 	if te.Caller {
 		g.logger.Warn("auth: too many unknown tokens from this caller; not asking the introspection endpoint (--auth-introspection-caller-limit)",
-			"remote", remoteHost(r), "limit", limit)
+			"remote", httpedge.RemoteHost(r), "limit", limit)
 		http.Error(w, "Too Many Requests: too many new access tokens from this address", http.StatusTooManyRequests)
 		return
 	}
 	g.logger.Warn("auth: too many unknown tokens from all callers; not asking the introspection endpoint (--auth-introspection-limit)",
-		"remote", remoteHost(r), "limit", limit)
+		"remote", httpedge.RemoteHost(r), "limit", limit)
 	http.Error(w, "Service Unavailable: too many new access tokens to check; retry later", http.StatusServiceUnavailable)
-}
-
-// remoteHost is the address of the client that sent r: the one callerAddr
-// found (the forwarded one behind a trusted proxy), else the TCP peer's.
-func remoteHost(r *http.Request) string {
-	if r == nil {
-		return ""
-	}
-	if a := r.Header.Get(callerHeader); a != "" {
-		return a
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // unauthorized answers 401 with the challenge that sends a client to the

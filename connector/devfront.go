@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 )
 
 // DevFrontKeyEnv is the environment variable through which mcpgen dev
@@ -95,7 +97,7 @@ func (s *Server) devFront(next http.Handler) http.Handler {
 			return
 		}
 		if a := r.Header.Get(DevCallerAddrHeader); a != "" {
-			r.Header.Set(callerHeader, a) // callerAddr set the front's own
+			r.Header.Set(httpedge.CallerHeader, a) // callerAddr set the front's own
 		}
 		raw := r.Header.Get(DevIdentityHeader)
 		r.Header.Del(DevKeyHeader)

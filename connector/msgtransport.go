@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -232,7 +233,7 @@ func callerKey(r *http.Request, ti *auth.TokenInfo) string {
 	if ti != nil && ti.UserID != "" {
 		return "sub:" + ti.UserID
 	}
-	if a := r.Header.Get(callerHeader); a != "" {
+	if a := r.Header.Get(httpedge.CallerHeader); a != "" {
 		return "addr:" + a
 	}
 	if a := r.Header.Get(DevCallerAddrHeader); a != "" {

@@ -3,13 +3,12 @@ package connector
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/netip"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
 
@@ -25,20 +24,6 @@ func limitKey(tool, caller string) string {
 	return "ratelimit:tool:" + tool + ":" + caller
 }
 
-// callerHeader carries the client's address from the HTTP layer to the
-// tool handlers (the SDK passes request headers along). It is always
-// overwritten, so a client cannot choose its own.
-const callerHeader = "X-Mcpgen-Caller-Addr"
-
-// callerAddr sets callerHeader to the client's address: the TCP peer's,
-// or the forwarded one when the peer is a trusted proxy (forwarded.go).
-func callerAddr(next http.Handler, proxies []netip.Prefix) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Set(callerHeader, clientHost(r, proxies))
-		next.ServeHTTP(w, r)
-	})
-}
-
 // caller names who makes a request, for rate limits: the verified subject,
 // else the client address, else "local" (stdio).
 func caller(req *mcp.CallToolRequest) string {
@@ -49,7 +34,7 @@ func caller(req *mcp.CallToolRequest) string {
 			}
 		}
 		if extra.Header != nil {
-			if a := extra.Header.Get(callerHeader); a != "" {
+			if a := extra.Header.Get(httpedge.CallerHeader); a != "" {
 				return "addr:" + a
 			}
 		}

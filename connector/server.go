@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -272,7 +273,7 @@ func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
 	case g != nil:
 		h = g.Wrap(h)
 	}
-	h = callerAddr(h, s.opts.trustedProxies)
+	h = httpedge.CallerAddr(h, s.opts.trustedProxies)
 	return &guard{next: h, allowed: s.opts.allowedOrigins, hosts: s.opts.allowedHosts, logger: s.logger, sessionVersion: s.sessionVersion}
 }
 

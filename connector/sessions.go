@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -270,7 +271,7 @@ func sessionCaller(r *http.Request) string {
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
 		return "sub:" + ti.UserID
 	}
-	if a := r.Header.Get(callerHeader); a != "" {
+	if a := r.Header.Get(httpedge.CallerHeader); a != "" {
 		return "addr:" + a
 	}
 	return "addr:" + r.RemoteAddr

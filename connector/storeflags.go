@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	// The Redis backend, so that --store redis://… works on every built
 	// connector with no code change.
 	_ "github.com/mcpgen/mcpgen/connector/store/redisstore"
@@ -38,7 +39,7 @@ func sharedFlags(c *cmdline) *shared {
 // options opens the store and reads the keys; close releases the store.
 func (f *shared) options(ctx context.Context) (opts []Option, close func(), err error) {
 	close = func() {}
-	ranges, err := parseTrustedProxies(*f.proxies)
+	ranges, err := httpedge.ParseTrustedProxies(*f.proxies)
 	if err != nil {
 		return nil, close, err
 	}

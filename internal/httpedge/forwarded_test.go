@@ -1,10 +1,9 @@
-package connector
+package httpedge
 
 import (
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"strings"
 	"testing"
 )
@@ -33,24 +32,22 @@ func TestClientHost(t *testing.T) {
 		for k, v := range c.hdr {
 			r.Header.Set(k, v)
 		}
-		if got := clientHost(r, c.ranges); got != c.want {
+		if got := ClientHost(r, c.ranges); got != c.want {
 			t.Errorf("%s: clientHost = %q, want %q", c.name, got, c.want)
 		}
 	}
 }
 
 func TestParseTrustedProxies(t *testing.T) {
-	got, err := parseTrustedProxies([]string{"10.0.0.0/8", " 192.168.1.7 ", "fd00::/8"})
+	got, err := ParseTrustedProxies([]string{"10.0.0.0/8", " 192.168.1.7 ", "fd00::/8"})
 	if err != nil || len(got) != 3 || got[1].String() != "192.168.1.7/32" {
 		t.Errorf("parseTrustedProxies = %v, %v", got, err)
 	}
-	if _, err := parseTrustedProxies([]string{"10.0.0.0/33"}); err == nil || !strings.Contains(err.Error(), `--trusted-proxy "10.0.0.0/33"`) {
+	if _, err := ParseTrustedProxies([]string{"10.0.0.0/33"}); err == nil || !strings.Contains(err.Error(), `--trusted-proxy "10.0.0.0/33"`) {
 		t.Errorf("bad range: %v", err)
 	}
 }
 
-// FuzzClientHost: whatever the headers, the caller is the peer unless the
-// peer is trusted, and is always an address.
 func FuzzClientHost(f *testing.F) {
 	f.Add("10.1.1.1:5", "198.51.100.1, 10.2.2.2", `for="[2001:db8::7]:443";proto=https`)
 	f.Add("203.0.113.9:1", "1.2.3.4", "for=1.2.3.4")
@@ -64,8 +61,8 @@ func FuzzClientHost(f *testing.F) {
 		if fwd != "" {
 			r.Header.Set("Forwarded", fwd)
 		}
-		got := clientHost(r, lb)
-		plain := clientHost(&http.Request{RemoteAddr: peer}, lb)
+		got := ClientHost(r, lb)
+		plain := ClientHost(&http.Request{RemoteAddr: peer}, lb)
 		host, _, err := net.SplitHostPort(peer)
 		if err != nil {
 			host = peer
@@ -81,43 +78,4 @@ func FuzzClientHost(f *testing.F) {
 			t.Fatalf("trusted peer %q: caller %q is not an address", peer, got)
 		}
 	})
-}
-
-func TestParseStateKeys(t *testing.T) {
-	file := t.TempDir() + "/key"
-	if err := os.WriteFile(file, []byte("  file-key-0123456789abcdef\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	keys, err := parseStateKeys("new-key-0123456789abcdef,@" + file)
-	if err != nil || len(keys) != 2 || string(keys[0]) != "new-key-0123456789abcdef" || string(keys[1]) != "file-key-0123456789abcdef" {
-		t.Fatalf("parseStateKeys = %q, %v", keys, err)
-	}
-	for v, want := range map[string]string{
-		"short":                     "key 1 is 5 bytes; want at least 16",
-		"new-key-0123456789abcdef,": "key 2 is 0 bytes",
-		"@/nonexistent/key":         "--state-key: key 1: open /nonexistent/key",
-	} {
-		if _, err := parseStateKeys(v); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("parseStateKeys(%q) = %v; want %q", v, err, want)
-		}
-	}
-}
-
-// TestStateKeyRotation: requestState signed with an old key is accepted
-// by a server that signs with a new one, and one signed with an unknown
-// key is refused.
-func TestStateKeyRotation(t *testing.T) {
-	old := &Server{stateKey: []byte("old-key-0123456789abcdef")}
-	st, err := old.signState(roundState{Tool: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rotated := &Server{stateKey: []byte("new-key-0123456789abcdef"), opts: options{oldStateKeys: [][]byte{old.stateKey}}}
-	if _, err := rotated.openState("t", st); err != nil {
-		t.Errorf("state signed with the old key refused after rotation: %v", err)
-	}
-	other := &Server{stateKey: []byte("new-key-0123456789abcdef")}
-	if _, err := other.openState("t", st); err == nil {
-		t.Error("state signed with a key the server does not hold was accepted")
-	}
 }

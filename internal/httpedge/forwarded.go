@@ -1,4 +1,7 @@
-package connector
+// Package httpedge is the HTTP edge of a connector: it turns a request as it
+// arrives (its peer, the proxies it came through) into the facts the rest
+// of the connector acts on, such as the address of the calling client.
+package httpedge
 
 import (
 	"fmt"
@@ -8,9 +11,25 @@ import (
 	"strings"
 )
 
-// parseTrustedProxies reads a --trusted-proxy list: CIDR ranges or single
+// RemoteHost is the address of the client that sent r: the one CallerAddr
+// found (the forwarded one behind a trusted proxy), else the TCP peer's.
+func RemoteHost(r *http.Request) string {
+	if r == nil {
+		return ""
+	}
+	if a := r.Header.Get(CallerHeader); a != "" {
+		return a
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// ParseTrustedProxies reads a --trusted-proxy list: CIDR ranges or single
 // addresses.
-func parseTrustedProxies(list []string) ([]netip.Prefix, error) {
+func ParseTrustedProxies(list []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, s := range list {
 		s = strings.TrimSpace(s)
@@ -40,13 +59,13 @@ func trusted(ranges []netip.Prefix, a netip.Addr) bool {
 	return false
 }
 
-// clientHost returns the address of who sent r: the TCP peer, or, when the
+// ClientHost returns the address of who sent r: the TCP peer, or, when the
 // peer is a trusted proxy, the nearest address in the forwarding chain
 // that is not itself a trusted proxy (read right to left, so that what a
 // client wrote into the header before the first trusted proxy cannot
 // override what the proxies appended). Forwarded (RFC 7239) is read when
 // present, else X-Forwarded-For; a chain that cannot be read is ignored.
-func clientHost(r *http.Request, ranges []netip.Prefix) string {
+func ClientHost(r *http.Request, ranges []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -166,4 +185,18 @@ func parseNode(s string) (netip.Addr, bool) {
 		}
 	}
 	return netip.Addr{}, false
+}
+
+// CallerHeader carries the client's address from the HTTP layer to the
+// tool handlers (the SDK passes request headers along). It is always
+// overwritten, so a client cannot choose its own.
+const CallerHeader = "X-Mcpgen-Caller-Addr"
+
+// CallerAddr sets CallerHeader to the client's address: the TCP peer's,
+// or the forwarded one when the peer is a trusted proxy (forwarded.go).
+func CallerAddr(next http.Handler, proxies []netip.Prefix) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set(CallerHeader, ClientHost(r, proxies))
+		next.ServeHTTP(w, r)
+	})
 }
