@@ -18,6 +18,7 @@ import (
 	"github.com/mcpgen/mcpgen/connector/oauth"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -758,7 +759,7 @@ func (g *AuthGate) badRequest(w http.ResponseWriter, r *http.Request, err error)
 	g.logger.Warn("auth: refused a request whose scopes cannot be read unambiguously", "reason", err.Error(), "remote", r.RemoteAddr)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
-	w.Write(errorResponse(json.RawMessage("null"), &jsonrpc.Error{Code: code, Message: "Bad Request: " + err.Error()})) // fastpath.go
+	w.Write(wire.ErrorResponse(json.RawMessage("null"), &jsonrpc.Error{Code: code, Message: "Bad Request: " + err.Error()})) // fastpath.go
 }
 
 // scopesFor returns the scopes one request needs beyond the server-wide
@@ -804,13 +805,6 @@ func (s *Server) templateFor(uri string) *resourceTemplate {
 	return found
 }
 
-// CodeInsufficientScope is the JSON-RPC error code of a tools/call,
-// resources/read or prompts/get refused where it is dispatched because the
-// caller's token lacks a scope the tool, resource or prompt declares. A
-// plain request is answered 403 insufficient_scope before that; this
-// answer is for a request the gate in front read otherwise.
-const CodeInsufficientScope = -32003
-
 // authorize checks, where a tools/call, resources/read or prompts/get is
 // dispatched, that the caller has the scopes need of the tool, resource
 // or prompt about to run (what names it). The gate in front has checked
@@ -838,7 +832,7 @@ func (s *Server) authorize(req mcp.Request, what string, need []string) error {
 		s.logger.Warn("auth: insufficient scope where the call is dispatched", "sub", id.Subject, "call", what,
 			"needs", strings.Join(need, " "), "has", strings.Join(id.Scopes, " "))
 	}
-	return &jsonrpc.Error{Code: CodeInsufficientScope,
+	return &jsonrpc.Error{Code: wire.CodeInsufficientScope,
 		Message: fmt.Sprintf("insufficient scope: %s needs scope %q; re-authorize with it", what, strings.Join(need, " "))}
 }
 

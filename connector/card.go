@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) newCard() []byte {
 		}
 		c.Repository = &cardRepository{URL: app.Repository, Source: src}
 	}
-	versions := append([]string{statelessVersion}, mcp.SupportedProtocolVersions()...)
+	versions := append([]string{wire.StatelessVersion}, mcp.SupportedProtocolVersions()...)
 	if s.opts.publicURL != "" {
 		r := cardRemote{Type: "streamable-http", URL: strings.TrimSuffix(s.opts.publicURL, "/") + "/mcp", SupportedProtocolVersions: versions}
 		if s.opts.auth != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
 // noteApp is a connector with one tool that has a side effect: each call
@@ -103,7 +104,7 @@ func (d *drainTally) hammer(url string, session bool, stop <-chan struct{}) {
 			d.answers.Add(1)
 		case resp.StatusCode == http.StatusServiceUnavailable:
 			d.refused.Add(1)
-			if resp.Header.Get("Retry-After") == "" || !resp.Close || json.Unmarshal(b, &r) != nil || r.Error == nil || r.Error.Code != connector.CodeRetryLater {
+			if resp.Header.Get("Retry-After") == "" || !resp.Close || json.Unmarshal(b, &r) != nil || r.Error == nil || r.Error.Code != wire.CodeRetryLater {
 				d.badf("a refusal without Retry-After, Connection: close and a JSON-RPC error: %v %s", resp.Header, b)
 			}
 		case resp.StatusCode == http.StatusNotFound:

@@ -10,18 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// statelessVersion is the first protocol version served without sessions
-// (per-request _meta, server/discover, multi-round-trip questions).
-const statelessVersion = "2026-07-28"
-
-// CodeSessionNotFound is the JSON-RPC error code of a request naming an
-// unknown or expired session (HTTP 404). Claude Code re-initializes only on
-// a 404 whose body is a JSON-RPC error with this code.
-const CodeSessionNotFound = -32001
 
 // endpoint is the /mcp handler: it sends each request to the go-sdk handler
 // of its protocol era. MCP 2026-07-28 requests (MCP-Protocol-Version
@@ -47,7 +39,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			if shape, single := shapeOf(body); single && validID(shape.ID) {
+			if shape, single := shapeOf(body); single && wire.ValidID(shape.ID) {
 				id = shape.ID
 			}
 		}
@@ -65,18 +57,18 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if id, why := shape.malformed(); why != "" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
-				w.Write(errorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + why}))
+				w.Write(wire.ErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + why}))
 				return
 			}
 		}
-		if mayHaveBigID(body) {
+		if wire.MayHaveBigID(body) {
 			// The go-sdk reads numeric ids as float64: hand it one it
 			// would change as a string, and write it back in the answer.
-			if fixed, changed := withStringID(body); changed {
-				body, w = fixed, idWriter{w}
+			if fixed, changed := wire.WithStringID(body); changed {
+				body, w = fixed, wire.IDWriter{ResponseWriter: w}
 			}
 		}
-		if single && v < statelessVersion && shape.Method != nil && validID(shape.ID) {
+		if single && v < wire.StatelessVersion && shape.Method != nil && wire.ValidID(shape.ID) {
 			// An unknown method gets its JSON-RPC error (-32601) rather
 			// than the go-sdk's plain-text 400 (wire.go).
 			mw := &methodWriter{ResponseWriter: w, id: shape.ID}
@@ -86,7 +78,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body, r.ContentLength = readBody(body), int64(len(body))
 	}
-	if e.sessions == nil || v >= statelessVersion {
+	if e.sessions == nil || v >= wire.StatelessVersion {
 		e.stateless.ServeHTTP(w, r)
 		return
 	}
@@ -97,7 +89,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.asks.cancelSession(sid, errSessionClosed)
 		}
 		sw := &sessionWriter{ResponseWriter: w, id: json.RawMessage("null")}
-		if shape, single := shapeOf(body); single && validID(shape.ID) {
+		if shape, single := shapeOf(body); single && wire.ValidID(shape.ID) {
 			sw.id = shape.ID
 		}
 		e.sessions.ServeHTTP(sw, r)
@@ -201,28 +193,11 @@ func isInitialize(body []byte) bool {
 // 2026-07-28 defines (it lists the supported versions).
 func (e *endpoint) unsupportedVersion(w http.ResponseWriter, v string, id json.RawMessage) {
 	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: e.versions, Requested: v})
-	writeJSONRPCErrorID(w, http.StatusBadRequest, id, &jsonrpc.Error{
+	wire.WriteErrorID(w, http.StatusBadRequest, id, &jsonrpc.Error{
 		Code:    mcp.CodeUnsupportedProtocolVersion,
 		Message: fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(e.versions, ", ")),
 		Data:    data,
 	})
-}
-
-// writeJSONRPCError writes a JSON-RPC error response with a null id: the
-// request was refused before its body was read.
-func writeJSONRPCError(w http.ResponseWriter, status int, e *jsonrpc.Error) {
-	writeJSONRPCErrorID(w, status, json.RawMessage("null"), e)
-}
-
-// writeJSONRPCErrorID writes a JSON-RPC error response answering the
-// request whose id is id.
-func writeJSONRPCErrorID(w http.ResponseWriter, status int, id json.RawMessage, e *jsonrpc.Error) {
-	body := errorResponse(id, e)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Del("Content-Length")
-	w.WriteHeader(status)
-	w.Write(body)
 }
 
 // sessionWriter turns the go-sdk's plain-text 404 for an unknown, expired
@@ -237,8 +212,8 @@ type sessionWriter struct {
 func (w *sessionWriter) WriteHeader(code int) {
 	if code == http.StatusNotFound && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.replaced = true
-		writeJSONRPCErrorID(w.ResponseWriter, code, w.id, &jsonrpc.Error{
-			Code:    CodeSessionNotFound,
+		wire.WriteErrorID(w.ResponseWriter, code, w.id, &jsonrpc.Error{
+			Code:    wire.CodeSessionNotFound,
 			Message: "Session not found: it expired or was closed; start a new session with initialize",
 		})
 		return

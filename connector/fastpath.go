@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector/telemetry"
+	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
 // fast is the Server's part of the fast path.
@@ -157,7 +158,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h := r.Header
 	v := h.Get("Mcp-Protocol-Version")
-	stateless := v >= statelessVersion
+	stateless := v >= wire.StatelessVersion
 	sid := h.Get("Mcp-Session-Id")
 	switch {
 	case v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v):
@@ -206,7 +207,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		return false
 	}
 	var req fastRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !validID(req.ID) {
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !wire.ValidID(req.ID) {
 		return false
 	}
 	if stateless && r.Header.Get("Mcp-Method") != req.Method {
@@ -342,7 +343,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		// is answered on a resumable event stream: it goes on if the
 		// connection drops, and its result waits in the event store for
 		// the client to resume the stream (Last-Event-ID).
-		resumable = f.events != nil && r.Header.Get("Mcp-Protocol-Version") >= resumableVersion
+		resumable = f.events != nil && r.Header.Get("Mcp-Protocol-Version") >= wire.ResumableVersion
 		if resumable {
 			ctx = context.WithoutCancel(ctx)
 		}
@@ -356,7 +357,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			cleanup()
 			wh["Content-Type"] = []string{"application/json"}
 			w.WriteHeader(http.StatusBadRequest)
-			w.Write(errorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
+			w.Write(wire.ErrorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
 			return true
 		}
 		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
@@ -365,7 +366,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	encode := func(res mcp.Result, err error) []byte {
 		switch {
 		case err != nil:
-			return errorResponse(req.ID, err)
+			return wire.ErrorResponse(req.ID, err)
 		case listOnly:
 			return f.listResponse(req.ID, stateless)
 		case req.Method == "tools/call":
@@ -630,21 +631,6 @@ func (f *fastPath) cancelled(sid string, body []byte) {
 	}
 }
 
-// validID reports whether raw is a JSON-RPC request id: a string or a
-// number (echoed back exactly as sent).
-func validID(raw json.RawMessage) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		return true
-	case c == '-' || (c >= '0' && c <= '9'):
-		return true
-	}
-	return false
-}
-
 func acceptsBoth(h http.Header) bool {
 	var js, sse bool
 	for _, v := range h.Values("Accept") {
@@ -710,7 +696,7 @@ func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
 		}
 		enc, err := json.Marshal(res)
 		if err != nil {
-			return errorResponse(id, err)
+			return wire.ErrorResponse(id, err)
 		}
 		b = &enc
 		f.lists[i].Store(b)
@@ -750,7 +736,7 @@ func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless b
 	}
 	rb, err := json.Marshal(res)
 	if err != nil {
-		return errorResponse(id, err)
+		return wire.ErrorResponse(id, err)
 	}
 	if stateless && len(rb) > 2 && !bytes.Contains(rb, []byte(`"resultType":`)) {
 		rb = append(rb[:len(rb)-1], `,"resultType":"complete"}`...)
@@ -793,7 +779,7 @@ func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, s
 	}
 	rb, err := json.Marshal(res)
 	if err != nil {
-		return errorResponse(id, err)
+		return wire.ErrorResponse(id, err)
 	}
 	if stateless && len(rb) > 1 {
 		kind := `"complete"`
@@ -847,7 +833,7 @@ func (f *fastPath) encodeSimple(b []byte, res *mcp.CallToolResult, stateless boo
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":"text","text":`...)
-		b = appendString(b, c.(*mcp.TextContent).Text)
+		b = wire.AppendString(b, c.(*mcp.TextContent).Text)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
@@ -874,12 +860,6 @@ func textSize(res *mcp.CallToolResult) int {
 	return n
 }
 
-// appendString appends s as a JSON string, escaped as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
-}
-
 // errorStatus is the HTTP status of an answer: under MCP 2026-07-28 an
 // error answers with the status SEP-2575 gives its code, as the go-sdk
 // does (400 for -32602 and -32021, 404 for -32601); else 200.
@@ -897,22 +877,6 @@ func errorStatus(stateless bool, err error) int {
 	return http.StatusOK
 }
 
-// errorResponse encodes a JSON-RPC error response; an error that is not a
-// JSON-RPC error is an internal error.
-func errorResponse(id json.RawMessage, err error) []byte {
-	var we *jsonrpc.Error
-	if !errors.As(err, &we) {
-		we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-	}
-	e, _ := json.Marshal(we)
-	b := make([]byte, 0, 64+len(e)+len(id))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"error":`...)
-	b = append(b, e...)
-	return append(b, '}')
-}
-
 // trackSessions is receiving middleware on the go-sdk server that tells
 // the fast path about sessions: which exist (from initialize until they
 // close), which clients could be sent requests, and which chose a log
@@ -927,7 +891,7 @@ func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "initialize" && f.hooked {
 			// Known before the session can close: its close reaches
 			// sessionClosed through the event store.
-			if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && ip.ProtocolVersion < statelessVersion {
+			if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && ip.ProtocolVersion < wire.StatelessVersion {
 				fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
 				if _, loaded := f.sessions.LoadOrStore(id, fs); !loaded {
 					res, err := next(ctx, method, req)
@@ -952,7 +916,7 @@ func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 		// Without an event store, a goroutine per session waits for it
 		// to close.
 		ip := ss.InitializeParams()
-		if ip == nil || ip.ProtocolVersion >= statelessVersion {
+		if ip == nil || ip.ProtocolVersion >= wire.StatelessVersion {
 			return res, err
 		}
 		fs := f.newSession(ss, ip.Capabilities, req.GetExtra())

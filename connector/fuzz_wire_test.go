@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
 // FuzzIntegralNumbers checks that rewriting integral numbers keeps valid
@@ -17,7 +19,7 @@ func FuzzIntegralNumbers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		out, _ := integralNumbers(src)
+		out, _ := wire.IntegralNumbers(src)
 		if !json.Valid(src) {
 			return
 		}
@@ -102,8 +104,8 @@ func FuzzRestoreIDs(f *testing.F) {
 		if !json.Valid(msg) {
 			return
 		}
-		fixed, changed := withStringID(msg)
-		if changed && !mayHaveBigID(msg) {
+		fixed, changed := wire.WithStringID(msg)
+		if changed && !wire.MayHaveBigID(msg) {
 			t.Fatalf("id %s needs replacing, but the first test passes it by", id)
 		}
 		if !changed {
@@ -114,7 +116,7 @@ func FuzzRestoreIDs(f *testing.F) {
 			t.Fatalf("bad rewrite %s", fixed)
 		}
 		resp := []byte(`{"jsonrpc":"2.0","id":"` + m.ID + `","result":{}}`)
-		if got, want := string(restoreIDs(resp)), `{"jsonrpc":"2.0","id":`+strings.TrimSpace(id)+`,"result":{}}`; got != want {
+		if got, want := string(wire.RestoreIDs(resp)), `{"jsonrpc":"2.0","id":`+strings.TrimSpace(id)+`,"result":{}}`; got != want {
 			t.Fatalf("got %s, want %s", got, want)
 		}
 	})

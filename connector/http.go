@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/internal/hosts"
+	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
 // guard rejects browser requests from foreign origins (DNS rebinding and
@@ -50,10 +51,6 @@ func (g *guard) refused(r *http.Request, why string) {
 	}
 }
 
-// resumableVersion is the first protocol version whose SSE streams are
-// resumable: priming events, retry, Last-Event-ID (SEP-1699).
-const resumableVersion = "2025-11-25"
-
 // alignVersion lifts the MCP-Protocol-Version header of a request in a
 // session negotiated at 2025-11-25 or later when it names an older version.
 // The SDK decides per request, from the header, whether a POST stream gets a
@@ -64,11 +61,11 @@ func (g *guard) alignVersion(r *http.Request) {
 		return
 	}
 	id, hv := r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version")
-	if id == "" || hv == "" || hv >= resumableVersion || !slices.Contains(mcp.SupportedProtocolVersions(), hv) {
+	if id == "" || hv == "" || hv >= wire.ResumableVersion || !slices.Contains(mcp.SupportedProtocolVersions(), hv) {
 		return
 	}
-	if sv := g.sessionVersion(id); sv >= resumableVersion {
-		r.Header.Set("Mcp-Protocol-Version", resumableVersion)
+	if sv := g.sessionVersion(id); sv >= wire.ResumableVersion {
+		r.Header.Set("Mcp-Protocol-Version", wire.ResumableVersion)
 	}
 }
 

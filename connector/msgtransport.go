@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -299,7 +300,7 @@ func (c *msgConn) Connect(context.Context) (mcp.Connection, error) { return c, n
 
 // SupportsProtocolVersion keeps 2026-07-28 off these transports: that
 // revision defines stdio and Streamable HTTP only.
-func (c *msgConn) SupportsProtocolVersion(v string) bool { return v < statelessVersion }
+func (c *msgConn) SupportsProtocolVersion(v string) bool { return v < wire.StatelessVersion }
 
 func (c *msgConn) SessionID() string { return c.id }
 
@@ -332,7 +333,7 @@ func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.t.cfg.WriteTimeout)
 	defer cancel()
-	if err := c.send(wctx, restoreIDs(data)); err != nil {
+	if err := c.send(wctx, wire.RestoreIDs(data)); err != nil {
 		c.failOnce.Do(func() {
 			c.t.cfg.Logger.Info("session ended: the client did not take a message", "transport", c.kind, "session", c.id, "err", err)
 		})
@@ -351,8 +352,8 @@ func (c *msgConn) Close() error {
 // token and header of the request that carried it. It returns a JSON-RPC
 // error for a message the session cannot take.
 func (c *msgConn) deliver(ctx context.Context, raw []byte, ti *auth.TokenInfo, h http.Header) *jsonrpc.Error {
-	if mayHaveBigID(raw) {
-		if fixed, changed := withStringID(raw); changed {
+	if wire.MayHaveBigID(raw) {
+		if fixed, changed := wire.WithStringID(raw); changed {
 			raw = fixed
 		}
 	}
@@ -377,7 +378,7 @@ func (c *msgConn) deliver(ctx context.Context, raw []byte, ti *auth.TokenInfo, h
 	if call {
 		c.pending.done()
 	}
-	return &jsonrpc.Error{Code: CodeSessionNotFound, Message: "Session not found: it ended; open a new one"}
+	return &jsonrpc.Error{Code: wire.CodeSessionNotFound, Message: "Session not found: it ended; open a new one"}
 }
 
 // errorMessage encodes a JSON-RPC error answer to raw (null id when its id

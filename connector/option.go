@@ -145,7 +145,7 @@ func WithMaxResultChars(n int) Option { return func(o *options) { o.maxResultCha
 // one of them is in use, the initialize is answered 429. One over the
 // total bound is answered 503: the server never closes one caller's
 // session for another. Both answers carry Retry-After and a JSON-RPC
-// error with code CodeRetryLater.
+// error with code wire.CodeRetryLater.
 func WithMaxSessions(total, perCaller int) Option {
 	return func(o *options) { o.maxSessions, o.maxSessionsPerCaller = total, perCaller }
 }

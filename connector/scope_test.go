@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
 // scopeRig is a connector with auth whose protected tool, resources,
@@ -256,7 +257,7 @@ var scopeAttacks = []scopeAttack{
 // TestScopeBypass: a valid token lacking a tool's, resource's or prompt's
 // scope never gets it run, however the request is written: each attack
 // variant is refused (400 by the gate, which will not judge an ambiguous
-// body; 403; or the JSON-RPC error CodeInsufficientScope where the call is
+// body; 403; or the JSON-RPC error wire.CodeInsufficientScope where the call is
 // dispatched), and the protected handlers never run for it. The same
 // requests with the scope are served.
 func TestScopeBypass(t *testing.T) {
@@ -269,7 +270,7 @@ func TestScopeBypass(t *testing.T) {
 			continue
 		}
 		refused := code == http.StatusBadRequest || code == http.StatusForbidden ||
-			strings.Contains(resp, fmt.Sprintf(`"code":%d`, connector.CodeInsufficientScope))
+			strings.Contains(resp, fmt.Sprintf(`"code":%d`, wire.CodeInsufficientScope))
 		if !refused || strings.Contains(resp, "SECRET") {
 			t.Errorf("%s: answered %d %s; want it refused", a.name, code, resp)
 		}
@@ -340,7 +341,7 @@ func TestScopeAtDispatch(t *testing.T) {
 		scopes []string
 		want   string
 	}{
-		{[]string{"notes:read"}, fmt.Sprintf(`"code":%d`, connector.CodeInsufficientScope)},
+		{[]string{"notes:read"}, fmt.Sprintf(`"code":%d`, wire.CodeInsufficientScope)},
 		{[]string{"notes:read", "notes:write"}, "added"},
 	} {
 		id := connector.EncodeDevIdentity(&connector.Identity{Subject: "alice", Scopes: tc.scopes})
@@ -435,7 +436,7 @@ func TestScopeAtDispatchCompletionSubscribe(t *testing.T) {
 			`{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"notes://drafts/7"}}`,
 		} {
 			_, got := post(sid, body)
-			isRefused := strings.Contains(got, fmt.Sprintf(`"code":%d`, connector.CodeInsufficientScope))
+			isRefused := strings.Contains(got, fmt.Sprintf(`"code":%d`, wire.CodeInsufficientScope))
 			if isRefused != tc.refused || strings.Contains(body, "completion") && tc.refused == strings.Contains(got, "SECRET-VALUE") {
 				t.Errorf("with scopes %v: %s\nanswered %s", tc.scopes, body, got)
 			}
@@ -526,7 +527,7 @@ func TestScopeAtDispatchSessionless(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.Header.Get("Content-Type"), string(b)
 	}
-	for i, want := range []string{fmt.Sprintf(`"code":%d`, connector.CodeInsufficientScope), "added", "added", "Rate limit reached"} {
+	for i, want := range []string{fmt.Sprintf(`"code":%d`, wire.CodeInsufficientScope), "added", "added", "Rate limit reached"} {
 		scopes := []string{"notes:read", "notes:write"}
 		if i == 0 {
 			scopes = scopes[:1]

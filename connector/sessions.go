@@ -11,16 +11,11 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// CodeRetryLater is the JSON-RPC error code of a request the server refused
-// before running it, because it is full (too many sessions) or shutting
-// down; the HTTP answer (429 or 503) carries Retry-After. The request had
-// no effect: retrying it is safe.
-const CodeRetryLater = -32000
 
 // sessionRetryAfter is the Retry-After, in seconds, of an initialize
 // refused because the server holds too many sessions.
@@ -285,7 +280,7 @@ func retryLater(w http.ResponseWriter, status, retryAfter int, body []byte, msg 
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(body, &m) == nil && validID(m.ID) {
+	if json.Unmarshal(body, &m) == nil && wire.ValidID(m.ID) {
 		id = m.ID
 	}
 	h := w.Header()
@@ -293,5 +288,5 @@ func retryLater(w http.ResponseWriter, status, retryAfter int, body []byte, msg 
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")
 	w.WriteHeader(status)
-	w.Write(errorResponse(id, &jsonrpc.Error{Code: CodeRetryLater, Message: msg}))
+	w.Write(wire.ErrorResponse(id, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: msg}))
 }

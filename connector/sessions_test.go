@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -109,8 +110,8 @@ func wantRetryLater(t *testing.T, what string, resp *http.Response, body string,
 		t.Errorf("%s: no Retry-After", what)
 	}
 	var r rpcReply
-	if err := json.Unmarshal([]byte(body), &r); err != nil || r.Error == nil || r.Error.Code != connector.CodeRetryLater || string(r.ID) != "1" {
-		t.Errorf("%s: body %s, want a JSON-RPC error %d for id 1", what, body, connector.CodeRetryLater)
+	if err := json.Unmarshal([]byte(body), &r); err != nil || r.Error == nil || r.Error.Code != wire.CodeRetryLater || string(r.ID) != "1" {
+		t.Errorf("%s: body %s, want a JSON-RPC error %d for id 1", what, body, wire.CodeRetryLater)
 	}
 }
 

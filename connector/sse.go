@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -123,7 +124,7 @@ func (t *MessageTransports) ssePost(w http.ResponseWriter, r *http.Request) {
 	}
 	c := t.lookup(id)
 	if c == nil {
-		writeJSONRPCError(w, http.StatusNotFound, &jsonrpc.Error{Code: CodeSessionNotFound,
+		wire.WriteError(w, http.StatusNotFound, &jsonrpc.Error{Code: wire.CodeSessionNotFound,
 			Message: "Session not found: it ended or never existed; open a new one with GET on this path"})
 		return
 	}
@@ -149,7 +150,7 @@ func (t *MessageTransports) ssePost(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := c.deliver(r.Context(), body, ti, r.Header.Clone()); e != nil {
 		status := http.StatusBadRequest
-		if e.Code == CodeSessionNotFound {
+		if e.Code == wire.CodeSessionNotFound {
 			status = http.StatusNotFound
 		}
 		h := w.Header()

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,7 +66,7 @@ func (l *lineWriter) write(p []byte) (int, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.w.Write(withErrorCode(restoreIDs(p))); err != nil {
+	if _, err := l.w.Write(withErrorCode(wire.RestoreIDs(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -186,8 +187,8 @@ func (f *lineFilter) check(line []byte, tooLong bool) ([]byte, bool) {
 	if !f.message(trimmed) {
 		return nil, false
 	}
-	if mayHaveBigID(trimmed) {
-		if fixed, changed := withStringID(trimmed); changed {
+	if wire.MayHaveBigID(trimmed) {
+		if fixed, changed := wire.WithStringID(trimmed); changed {
 			return fixed, true
 		}
 	}

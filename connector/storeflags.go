@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+
 	// The Redis backend, so that --store redis://… works on every built
 	// connector with no code change.
 	_ "github.com/mcpgen/mcpgen/connector/store/redisstore"

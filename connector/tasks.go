@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,7 +126,7 @@ type taskRequest struct {
 
 func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m := r.Header.Get("Mcp-Method")
-	if r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") < statelessVersion || r.Body == nil ||
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") < wire.StatelessVersion || r.Body == nil ||
 		(m != "tools/call" && m != "tasks/get" && m != "tasks/update" && m != "tasks/cancel") {
 		tr.next.ServeHTTP(w, r)
 		return
@@ -141,7 +142,7 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tr.next.ServeHTTP(w, r)
 	}
 	var req taskRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !validID(req.ID) || req.Method != m ||
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !wire.ValidID(req.ID) || req.Method != m ||
 		req.Params.Meta[mcp.MetaKeyProtocolVersion] == nil || req.Params.Meta[mcp.MetaKeyClientCapabilities] == nil {
 		pass() // the go-sdk answers what is wrong
 		return
@@ -481,7 +482,7 @@ func (tr *taskRunner) reply(w http.ResponseWriter, id json.RawMessage, res map[s
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		w.WriteHeader(errorStatus(true, err))
-		w.Write(errorResponse(id, err))
+		w.Write(wire.ErrorResponse(id, err))
 		return
 	}
 	if res != nil {
@@ -490,7 +491,7 @@ func (tr *taskRunner) reply(w http.ResponseWriter, id json.RawMessage, res map[s
 	b, merr := json.Marshal(res)
 	if merr != nil {
 		w.WriteHeader(http.StatusOK)
-		w.Write(errorResponse(id, merr))
+		w.Write(wire.ErrorResponse(id, merr))
 		return
 	}
 	var out bytes.Buffer

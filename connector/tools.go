@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/internal/toolname"
+	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
 // tool is a registered tool with its precomputed wire form.
@@ -615,7 +616,7 @@ func Decode(args json.RawMessage, v any) error {
 	if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
 		// 50.0 and 5e1 are integers to JSON Schema, but not to
 		// encoding/json: write them as integers and try again.
-		if norm, changed := integralNumbers(trimmed); changed {
+		if norm, changed := wire.IntegralNumbers(trimmed); changed {
 			err = json.Unmarshal(norm, v)
 		}
 	}

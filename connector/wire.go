@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,18 +40,14 @@ func (s *Server) protocolErrors(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		if je.Code == jsonrpc.CodeInvalidParams && je.Message == "Resource not found" &&
-			(method == "resources/read" || method == "resources/subscribe") && requestVersion(req) < statelessVersion {
+			(method == "resources/read" || method == "resources/subscribe") && requestVersion(req) < wire.StatelessVersion {
 			legacy := *je
-			legacy.Code = codeResourceNotFound
+			legacy.Code = wire.CodeResourceNotFound
 			return nil, &legacy
 		}
 		return res, err
 	}
 }
-
-// codeResourceNotFound is the resource-not-found code of MCP 2025-11-25
-// and earlier.
-const codeResourceNotFound = -32002
 
 // requestVersion is the protocol version a request was made in.
 func requestVersion(req mcp.Request) string {
@@ -126,7 +123,7 @@ func shapeOf(msg []byte) (m rpcShape, ok bool) {
 // any other message, valid or not (the go-sdk answers those).
 func (m rpcShape) malformed() (id json.RawMessage, why string) {
 	id = json.RawMessage("null")
-	if validID(m.ID) {
+	if wire.ValidID(m.ID) {
 		id = m.ID
 	}
 	switch {
@@ -192,7 +189,7 @@ func (w *methodWriter) Write(p []byte) (int, error) {
 			h.Del("X-Content-Type-Options")
 			h.Set("Content-Type", "application/json")
 			w.ResponseWriter.WriteHeader(http.StatusOK)
-			w.ResponseWriter.Write(errorResponse(w.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + strconv.Quote(w.method)}))
+			w.ResponseWriter.Write(wire.ErrorResponse(w.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + strconv.Quote(w.method)}))
 			return len(p), nil
 		}
 		w.ResponseWriter.WriteHeader(http.StatusBadRequest)

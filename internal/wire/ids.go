@@ -1,4 +1,4 @@
-package connector
+package wire
 
 import (
 	"bytes"
@@ -22,11 +22,11 @@ var bigIDPrefix = func() string {
 	return "mcpgen-id-" + hex.EncodeToString(b) + ":"
 }()
 
-// exactID reports whether a numeric id literal comes back from the go-sdk
+// ExactID reports whether a numeric id literal comes back from the go-sdk
 // as sent: an integer of at most 15 digits, written without a fraction or
 // an exponent (1.5 would come back as 1, 1.0 and 1e0 as 1) and other than
 // -0.
-func exactID(lit []byte) bool {
+func ExactID(lit []byte) bool {
 	digits := bytes.TrimPrefix(lit, []byte("-"))
 	if len(digits) == 0 || len(digits) > 15 || string(lit) == "-0" {
 		return false
@@ -39,23 +39,23 @@ func exactID(lit []byte) bool {
 	return true
 }
 
-// withStringID returns msg (one JSON-RPC message) with a numeric id, or
+// WithStringID returns msg (one JSON-RPC message) with a numeric id, or
 // the requestId of a notifications/cancelled, that a float64 would change
 // replaced by a string carrying it; changed reports whether it did.
-func withStringID(msg []byte) (out []byte, changed bool) {
+func WithStringID(msg []byte) (out []byte, changed bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil {
 		return msg, false
 	}
-	if id, ok := m["id"]; ok && isNumber(id) && !exactID(id) {
-		m["id"] = quoteID(id)
+	if id, ok := m["id"]; ok && IsNumber(id) && !ExactID(id) {
+		m["id"] = QuoteID(id)
 		changed = true
 	}
 	if string(m["method"]) == `"notifications/cancelled"` {
 		var p map[string]json.RawMessage
 		if json.Unmarshal(m["params"], &p) == nil {
-			if id, ok := p["requestId"]; ok && isNumber(id) && !exactID(id) {
-				p["requestId"] = quoteID(id)
+			if id, ok := p["requestId"]; ok && IsNumber(id) && !ExactID(id) {
+				p["requestId"] = QuoteID(id)
 				m["params"], _ = json.Marshal(p)
 				changed = true
 			}
@@ -71,18 +71,18 @@ func withStringID(msg []byte) (out []byte, changed bool) {
 	return out, true
 }
 
-func isNumber(raw json.RawMessage) bool {
+func IsNumber(raw json.RawMessage) bool {
 	return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
 }
 
-func quoteID(lit json.RawMessage) json.RawMessage {
+func QuoteID(lit json.RawMessage) json.RawMessage {
 	return json.RawMessage(`"` + bigIDPrefix + string(lit) + `"`)
 }
 
-// mayHaveBigID is a cheap first test: only messages with a number of
+// MayHaveBigID is a cheap first test: only messages with a number of
 // more than 15 digits, a digit followed by a fraction or an exponent, or
-// a -0 somewhere are parsed by withStringID.
-func mayHaveBigID(msg []byte) bool {
+// a -0 somewhere are parsed by WithStringID.
+func MayHaveBigID(msg []byte) bool {
 	run := 0
 	for i, c := range msg {
 		switch {
@@ -101,9 +101,9 @@ func mayHaveBigID(msg []byte) bool {
 	return false
 }
 
-// restoreIDs writes numeric ids back in p, one message (a line, an SSE
+// RestoreIDs writes numeric ids back in p, one message (a line, an SSE
 // event, a JSON body) about to be written.
-func restoreIDs(p []byte) []byte {
+func RestoreIDs(p []byte) []byte {
 	key := []byte(`"` + bigIDPrefix)
 	// The id opens a response; a cancellation names it in its params.
 	head := p[:min(len(p), 512)]
@@ -126,27 +126,27 @@ func restoreIDs(p []byte) []byte {
 	}
 }
 
-// idWriter restores numeric ids in what the SDK writes for a request
+// IDWriter restores numeric ids in what the SDK writes for a request
 // whose id was replaced.
-type idWriter struct {
+type IDWriter struct {
 	http.ResponseWriter
 }
 
-func (w idWriter) WriteHeader(code int) {
+func (w IDWriter) WriteHeader(code int) {
 	w.Header().Del("Content-Length")
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w idWriter) Write(p []byte) (int, error) {
-	if _, err := w.ResponseWriter.Write(restoreIDs(p)); err != nil {
+func (w IDWriter) Write(p []byte) (int, error) {
+	if _, err := w.ResponseWriter.Write(RestoreIDs(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-func (w idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w IDWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w idWriter) Flush() {
+func (w IDWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
