@@ -76,7 +76,6 @@ type options struct {
 	stateless      bool
 	eventStore     mcp.EventStore
 	state          store.Store
-	taskStore      TaskStore // tasks.go; nil: in-process
 	noEventStore   bool
 	instructions   string
 	openAI         bool
@@ -130,7 +129,8 @@ func WithEventStore(store mcp.EventStore) Option {
 	return func(o *options) { o.eventStore = store; o.noEventStore = store == nil }
 }
 
-// WithStore sets where the server keeps its state: rate-limit buckets, the
+// WithStore sets where the server keeps its state: rate-limit buckets, task
+// records (so that any replica sharing the store answers for a task), the
 // events kept for resumption (unless WithEventStore says otherwise) and
 // the key that signs requestState (unless WithStateKey gives one). The
 // default is an in-memory store of its own (store.NewMemory). The server
@@ -160,13 +160,6 @@ func WithAllowedOrigins(origins ...string) Option {
 // WithPageSize sets how many items one page of tools/list, resources/list
 // and prompts/list holds.
 func WithPageSize(n int) Option { return func(o *options) { o.pageSize = n } }
-
-// WithTaskStore keeps the records of tasks in store instead of in
-// process (the default holds 10000 tasks), so that any replica can answer
-// for a task.
-func WithTaskStore(store TaskStore) Option {
-	return func(o *options) { o.taskStore = store }
-}
 
 // WithStateKey sets the secret that signs the requestState of tool calls
 // that ask the client questions under MCP 2026-07-28. By default it is a
