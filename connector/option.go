@@ -16,7 +16,6 @@ type options struct {
 	stateless      bool
 	eventStore     mcp.EventStore
 	state          store.Store
-	taskStore      TaskStore // tasks.go; nil: in-process
 	noEventStore   bool
 	instructions   string
 	openAI         bool
@@ -205,7 +204,8 @@ func WithStateKeys(keys ...[]byte) Option {
 // session log level are unavailable.
 func WithStateless(stateless bool) Option { return func(o *options) { o.stateless = stateless } }
 
-// WithStore sets where the server keeps its state: rate-limit buckets, the
+// WithStore sets where the server keeps its state: rate-limit buckets, task
+// records (so that any replica sharing the store answers for a task), the
 // events kept for resumption (unless WithEventStore says otherwise) and
 // the key that signs requestState (unless WithStateKey gives one). The
 // default is an in-memory store of its own (store.NewMemory). The server
@@ -219,13 +219,6 @@ func WithStore(st store.Store) Option { return func(o *options) { o.state = st }
 // WithMaxSessions with those of /mcp.
 func WithStreamTimeouts(writeTimeout, keepAlive time.Duration) Option {
 	return func(o *options) { o.streams.writeTimeout, o.streams.keepAlive = writeTimeout, keepAlive }
-}
-
-// WithTaskStore keeps the records of tasks in store instead of in
-// process (the default holds 10000 tasks), so that any replica can answer
-// for a task.
-func WithTaskStore(store TaskStore) Option {
-	return func(o *options) { o.taskStore = store }
 }
 
 // WithTelemetry records a span and metrics for every request through t

@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/connector/store"
 )
 
 // TaskSupport says whether a tool runs as a task (//mcpgen:tool task).
@@ -37,26 +39,48 @@ const (
 // capabilities.extensions of server/discover and of a client's request.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-// Defaults of tasks: how long a task's record lasts, and how often a
-// client is asked to poll.
+// Defaults of tasks: how long a task's record lasts, how often a client
+// is asked to poll, and how long a task's record vouches for the replica
+// running it.
 const (
 	taskTTL          = time.Hour
 	taskPollInterval = 200 * time.Millisecond
+	// taskLease: the replica running a task renews the lease in its record
+	// every third of it; a replica answering for a task whose lease ran
+	// out reports it failed, so a task whose replica died is never
+	// working forever.
+	taskLease = 30 * time.Second
 )
+
+// topicTasks carries, between replicas sharing a store, what must reach
+// the replica running a task: a cancel, or the answers of tasks/update.
+const topicTasks = "tasks"
+
+// taskMessage is one message on topicTasks.
+type taskMessage struct {
+	ID      string                     `json:"id"`
+	Cancel  bool                       `json:"cancel,omitempty"`
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+}
 
 // taskRunner serves the tasks of one server: it creates them on tools/call,
 // runs their handlers and answers tasks/get, tasks/update and tasks/cancel
-// of MCP 2026-07-28. The records live in a TaskStore; what only the
+// of MCP 2026-07-28. The records live in the server's store (WithStore),
+// so that any replica sharing it answers for any task; what only the
 // replica running a task has (its cancel function, the answers it waits
-// for) lives here.
+// for) lives here, and reaches it over the store's Bus.
 type taskRunner struct {
 	s     *Server
-	store TaskStore
+	store store.Tasks
+	bus   store.Bus
 	next  http.Handler
+	lease time.Duration // taskLease (tests shorten it)
 
 	mu      sync.Mutex
 	running map[string]*runningTask
-	editMu  sync.Mutex // serializes edit
+	// stopListen ends the goroutine that renews leases and hears
+	// topicTasks; it runs while a task runs here.
+	stopListen context.CancelFunc
 }
 
 // runningTask is a task whose handler runs in this process.
@@ -100,10 +124,8 @@ func (s *Server) wrapTasks(next http.Handler) http.Handler {
 		return next
 	}
 	if s.tasks == nil {
-		s.tasks = &taskRunner{s: s, store: s.opts.taskStore, running: map[string]*runningTask{}}
-		if s.tasks.store == nil {
-			s.tasks.store = NewMemoryTaskStore(0)
-		}
+		s.tasks = &taskRunner{s: s, store: s.state.Tasks(), bus: s.state.Bus(), lease: taskLease,
+			running: map[string]*runningTask{}}
 	}
 	s.tasks.next = next
 	return s.tasks
@@ -184,10 +206,9 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "tasks/get":
 		tr.reply(w, req.ID, detailedTask(rec), nil)
 	case "tasks/update":
-		tr.reply(w, req.ID, ack(), tr.update(rec, req.Params.InputResponses))
+		tr.reply(w, req.ID, ack(), tr.update(r.Context(), rec, req.Params.InputResponses))
 	case "tasks/cancel":
-		tr.cancel(rec)
-		tr.reply(w, req.ID, ack(), nil)
+		tr.reply(w, req.ID, ack(), tr.cancel(r.Context(), rec))
 	}
 }
 
@@ -220,24 +241,47 @@ func subject(r *http.Request) string {
 }
 
 // lookup returns the task id names if the caller may see it: a task is
-// visible only to the subject who created it.
-func (tr *taskRunner) lookup(r *http.Request, id string) (*TaskRecord, error) {
+// visible only to the subject who created it. A task whose runner stopped
+// renewing its lease is failed first.
+func (tr *taskRunner) lookup(r *http.Request, id string) (store.Task, error) {
 	rec, err := tr.store.Get(r.Context(), id)
-	if err == nil && rec.Subject != subject(r) {
-		err = ErrTaskNotFound
+	if err == nil && rec.Owner != subject(r) {
+		err = store.ErrNotFound
 	}
-	if errors.Is(err, ErrTaskNotFound) {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown task %q (it never existed, expired, or belongs to someone else)", id)}
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown task %q (it never existed, expired, or belongs to someone else)", id)}
 	}
-	return rec, err
+	if err != nil {
+		return rec, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "reading the task: " + err.Error()}
+	}
+	if !rec.Status.Final() && !rec.Lease.IsZero() && time.Now().After(rec.Lease) {
+		rec = tr.orphaned(r.Context(), rec)
+	}
+	return rec, nil
+}
+
+// orphaned fails a task whose lease ran out: the replica running it
+// stopped (it died, or lost the store) and nobody will end it. The store
+// applies it only if the lease is still out, so a renewal racing it wins.
+func (tr *taskRunner) orphaned(ctx context.Context, rec store.Task) store.Task {
+	msg := fmt.Sprintf("the task was lost: the server running it stopped renewing its lease (due %s); call the tool again",
+		rec.Lease.UTC().Format(time.RFC3339))
+	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
+	got, err := tr.store.Update(ctx, rec.ID, store.TaskUpdate{Status: store.TaskFailed, Message: msg, Result: e, IfLeaseBefore: time.Now()})
+	switch {
+	case err == nil, errors.Is(err, store.ErrFinal), errors.Is(err, store.ErrConflict):
+		return got
+	}
+	tr.s.logger.Error("failing a task whose lease ran out", "task", rec.ID, "err", err)
+	return rec
 }
 
 // create stores a new task for a call of t and starts its handler; the
 // record is in the store before the client learns the task's id.
 func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[string]any, error) {
 	now := time.Now().UTC()
-	rec := &TaskRecord{ID: rand.Text(), Subject: subject(r), Tool: t.def.Name, Status: TaskWorking,
-		Created: now, Updated: now, TTL: taskTTL}
+	rec := store.Task{ID: rand.Text(), Owner: subject(r), Status: store.TaskWorking,
+		Created: now, Updated: now, TTL: taskTTL, Lease: now.Add(tr.lease)}
 	if err := tr.store.Create(r.Context(), rec); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "creating the task: " + err.Error()}
 	}
@@ -246,28 +290,141 @@ func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[st
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	ctx, stop := context.WithTimeoutCause(ctx, rec.TTL, errors.New("the task outlived its ttl"))
 	rt := &runningTask{cancel: cancel}
-	tr.mu.Lock()
-	tr.running[rec.ID] = rt
-	tr.mu.Unlock()
+	tr.start(rec.ID, rt)
 	params := &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments}
 	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header.Clone()}
 	ctx = context.WithValue(ctx, taskProgressKey{}, func(msg string) {
-		tr.edit(rec.ID, func(r *TaskRecord) {
-			if r.Status == TaskWorking {
-				r.Message = msg
-			}
-		})
+		if msg != "" {
+			tr.edit(rec.ID, store.TaskUpdate{Message: msg, IfStatus: store.TaskWorking})
+		}
 	})
 	go func() {
 		defer stop()
-		defer func() {
-			tr.mu.Lock()
-			delete(tr.running, rec.ID)
-			tr.mu.Unlock()
-		}()
+		defer tr.stopped(rec.ID)
 		tr.run(ctx, t, rec.ID, rt, params, extra)
 	}()
 	return createTaskResult(rec), nil
+}
+
+// start registers a task running here; with the first one, it starts
+// listening for cancels and answers and renewing leases.
+func (tr *taskRunner) start(id string, rt *runningTask) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.running[id] = rt
+	if tr.stopListen != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tr.stopListen = cancel
+	// Subscribed before the client learns the task's id, so that no
+	// cancel sent for it is missed.
+	sub := tr.subscribe(ctx)
+	go tr.listen(ctx, sub)
+}
+
+// stopped forgets a task that ended here; with the last one, it stops
+// listening.
+func (tr *taskRunner) stopped(id string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	delete(tr.running, id)
+	if len(tr.running) == 0 && tr.stopListen != nil {
+		tr.stopListen()
+		tr.stopListen = nil
+	}
+}
+
+// subscribe subscribes to topicTasks; nil when the store cannot (then a
+// cancel still arrives with the next lease renewal, which finds the task
+// ended).
+func (tr *taskRunner) subscribe(ctx context.Context) store.Subscription {
+	sub, err := tr.bus.Subscribe(ctx, topicTasks)
+	if err != nil {
+		tr.s.logger.Warn("tasks/cancel and tasks/update sent to other replicas reach this one late or not at all until the store is back", "err", err)
+		return nil
+	}
+	return sub
+}
+
+// listen delivers what other replicas send to the tasks running here, and
+// renews their leases, until ctx is done.
+func (tr *taskRunner) listen(ctx context.Context, sub store.Subscription) {
+	defer func() {
+		if sub != nil {
+			sub.Close()
+		}
+	}()
+	tick := time.NewTicker(tr.lease / 3)
+	defer tick.Stop()
+	for {
+		var msgs <-chan store.Message
+		if sub != nil {
+			msgs = sub.C()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			tr.renew(ctx)
+			if sub == nil {
+				sub = tr.subscribe(ctx)
+			}
+		case m, ok := <-msgs:
+			if !ok {
+				sub.Close()
+				sub = nil // subscribed again at the next tick
+				continue
+			}
+			tr.deliver(m.Data)
+		}
+	}
+}
+
+// renew extends the lease of every task running here. A task found ended
+// (cancelled on another replica, or failed there as lost) is stopped.
+func (tr *taskRunner) renew(ctx context.Context) {
+	tr.mu.Lock()
+	running := make(map[string]*runningTask, len(tr.running))
+	for id, rt := range tr.running {
+		running[id] = rt
+	}
+	tr.mu.Unlock()
+	for id, rt := range running {
+		rec, err := tr.store.Update(ctx, id, store.TaskUpdate{Lease: time.Now().Add(tr.lease)})
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case errors.Is(err, store.ErrFinal) && rec.Status == store.TaskCancelled:
+			rt.cancel(errTaskCancelled)
+		case errors.Is(err, store.ErrFinal):
+			rt.cancel(fmt.Errorf("the task ended elsewhere: %s %s", rec.Status, rec.Message))
+		case errors.Is(err, store.ErrNotFound):
+			rt.cancel(errors.New("the task's record is gone from the store"))
+		default:
+			tr.s.logger.Warn("renewing a task's lease", "task", id, "err", err)
+		}
+	}
+}
+
+// deliver hands a message of topicTasks to the task it names, if it runs
+// here.
+func (tr *taskRunner) deliver(data []byte) {
+	var m taskMessage
+	if json.Unmarshal(data, &m) != nil {
+		return
+	}
+	tr.mu.Lock()
+	rt := tr.running[m.ID]
+	tr.mu.Unlock()
+	switch {
+	case rt == nil:
+	case m.Cancel:
+		rt.cancel(errTaskCancelled)
+	default:
+		if err := tr.answer(m.ID, rt, m.Answers); err != nil {
+			tr.s.logger.Warn("answers of tasks/update", "task", m.ID, "err", err)
+		}
+	}
 }
 
 // run calls the handler until it ends; each time it asks the client
@@ -277,13 +434,12 @@ func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTa
 	for {
 		res, err := t.handle(ctx, &mcp.CallToolRequest{Params: params, Extra: extra})
 		if ctx.Err() != nil {
-			tr.finish(id, func(rec *TaskRecord) {
-				rec.Status, rec.Message = TaskCancelled, context.Cause(ctx).Error()
-				if !errors.Is(context.Cause(ctx), errTaskCancelled) {
-					rec.Status = TaskFailed
-					rec.Error, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: rec.Message})
-				}
-			})
+			u := store.TaskUpdate{Status: store.TaskCancelled, Message: context.Cause(ctx).Error()}
+			if !errors.Is(context.Cause(ctx), errTaskCancelled) {
+				u.Status = store.TaskFailed
+				u.Result, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: u.Message})
+			}
+			tr.edit(id, u)
 			return
 		}
 		if err != nil {
@@ -291,10 +447,9 @@ func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTa
 			if !errors.As(err, &we) {
 				we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			}
-			tr.finish(id, func(rec *TaskRecord) {
-				rec.Status, rec.Message = TaskFailed, we.Message
-				rec.Error, _ = json.Marshal(we)
-			})
+			u := store.TaskUpdate{Status: store.TaskFailed, Message: we.Message}
+			u.Result, _ = json.Marshal(we)
+			tr.edit(id, u)
 			return
 		}
 		if res != nil && len(res.InputRequests) > 0 {
@@ -306,21 +461,19 @@ func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTa
 			continue
 		}
 		result, merr := json.Marshal(res)
-		if merr == nil && !bytes.Contains(result, []byte(`"resultType"`)) && len(result) > 1 {
+		if merr != nil {
+			e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: merr.Error()})
+			tr.edit(id, store.TaskUpdate{Status: store.TaskFailed, Message: merr.Error(), Result: e})
+			return
+		}
+		if !bytes.Contains(result, []byte(`"resultType"`)) && len(result) > 1 {
 			// The inlined result is a complete CallToolResult of 2026-07-28.
 			result = append([]byte(`{"resultType":"complete",`), result[1:]...)
 			if string(result) == `{"resultType":"complete",}` {
 				result = []byte(`{"resultType":"complete"}`)
 			}
 		}
-		tr.finish(id, func(rec *TaskRecord) {
-			if merr != nil {
-				rec.Status, rec.Message = TaskFailed, merr.Error()
-				rec.Error, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: merr.Error()})
-				return
-			}
-			rec.Status, rec.Result = TaskCompleted, result
-		})
+		tr.edit(id, store.TaskUpdate{Status: store.TaskCompleted, Result: result})
 		return
 	}
 }
@@ -342,7 +495,7 @@ func (tr *taskRunner) wait(ctx context.Context, id string, rt *runningTask, ques
 	defer rt.mu.Unlock()
 	answers := rt.answers
 	rt.pending, rt.answers = nil, nil
-	tr.edit(id, func(rec *TaskRecord) { rec.Status, rec.InputRequests = TaskWorking, nil })
+	tr.edit(id, store.TaskUpdate{Status: store.TaskWorking})
 	return answers, true
 }
 
@@ -352,18 +505,63 @@ func (tr *taskRunner) setPending(id string, questions mcp.InputRequestMap) {
 	if err != nil {
 		tr.s.logger.Error("task questions", "task", id, "err", err)
 	}
-	tr.edit(id, func(rec *TaskRecord) { rec.Status, rec.InputRequests = TaskInputRequired, b })
+	tr.edit(id, store.TaskUpdate{Status: store.TaskInputRequired, Input: b})
 }
 
-// update hands the client's answers to the task waiting for them; answers
-// to questions not asked are ignored, an answer that is not one is -32602.
-func (tr *taskRunner) update(rec *TaskRecord, raw map[string]json.RawMessage) error {
+// update takes the client's answers to an input_required task: answers to
+// questions not asked are ignored, an answer that is not one is -32602.
+// They go to the task's handler, here or, over the store's Bus, on the
+// replica running it.
+func (tr *taskRunner) update(ctx context.Context, rec store.Task, raw map[string]json.RawMessage) error {
+	if rec.Status != store.TaskInputRequired || len(rec.Input) == 0 {
+		return nil // nothing waits: the update changes nothing
+	}
+	var asked map[string]struct {
+		Method string `json:"method"`
+	}
+	json.Unmarshal(rec.Input, &asked)
+	answers := map[string]json.RawMessage{}
+	for k, q := range asked {
+		b, ok := raw[k]
+		if !ok {
+			continue
+		}
+		if _, err := parseAnswer(b); err != nil {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q] is not an answer to the %s request asked", k, q.Method)}
+		}
+		answers[k] = b
+	}
+	if len(answers) == 0 {
+		return nil
+	}
 	tr.mu.Lock()
 	rt := tr.running[rec.ID]
 	tr.mu.Unlock()
-	if rt == nil || rec.Status != TaskInputRequired {
-		return nil // nothing waits: the update changes nothing
+	if rt != nil {
+		return tr.answer(rec.ID, rt, answers)
 	}
+	msg, _ := json.Marshal(taskMessage{ID: rec.ID, Answers: answers})
+	if err := tr.bus.Publish(ctx, topicTasks, msg); err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "handing the answers to the server running the task: " + err.Error()}
+	}
+	return nil
+}
+
+// parseAnswer reads one of the inputResponses.
+func parseAnswer(b json.RawMessage) (mcp.InputResponse, error) {
+	var one mcp.InputResponseMap
+	if err := json.Unmarshal([]byte(`{"a":`+string(b)+`}`), &one); err != nil {
+		return nil, err
+	}
+	if one["a"] == nil {
+		return nil, errors.New("empty answer")
+	}
+	return one["a"], nil
+}
+
+// answer gives the task running here the answers to the questions it
+// still waits on; when none is left, its handler runs again.
+func (tr *taskRunner) answer(id string, rt *runningTask, raw map[string]json.RawMessage) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.pending == nil {
@@ -377,11 +575,11 @@ func (tr *taskRunner) update(rec *TaskRecord, raw map[string]json.RawMessage) er
 			left[k] = q
 			continue
 		}
-		var one mcp.InputResponseMap
-		if err := json.Unmarshal([]byte(`{"a":`+string(b)+`}`), &one); err != nil || one["a"] == nil {
+		a, err := parseAnswer(b)
+		if err != nil {
 			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q] is not an answer to %T", k, q)}
 		}
-		answers[k] = one["a"]
+		answers[k] = a
 	}
 	for k, a := range answers {
 		rt.answers[k] = a
@@ -391,57 +589,57 @@ func (tr *taskRunner) update(rec *TaskRecord, raw map[string]json.RawMessage) er
 		close(rt.ready)
 		return nil
 	}
-	tr.setPending(rec.ID, left)
+	tr.setPending(id, left)
 	return nil
 }
 
-// cancel ends a running task; a terminal one stays as it is.
-func (tr *taskRunner) cancel(rec *TaskRecord) {
-	if rec.Status.Terminal() {
-		return
+// cancel ends a task: its record says cancelled at once (unless it ended
+// first, then it stays as it is), and its handler, here or on the replica
+// running it, sees its ctx end.
+func (tr *taskRunner) cancel(ctx context.Context, rec store.Task) error {
+	if rec.Status.Final() {
+		return nil
+	}
+	_, err := tr.store.Update(ctx, rec.ID, store.TaskUpdate{Status: store.TaskCancelled, Message: errTaskCancelled.Error()})
+	switch {
+	case errors.Is(err, store.ErrFinal), errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "cancelling the task: " + err.Error()}
 	}
 	tr.mu.Lock()
 	rt := tr.running[rec.ID]
 	tr.mu.Unlock()
 	if rt != nil {
 		rt.cancel(errTaskCancelled)
+		return nil
 	}
-	// Reported cancelled at once; the handler sees its ctx end.
-	tr.finish(rec.ID, func(r *TaskRecord) { r.Status, r.Message = TaskCancelled, errTaskCancelled.Error() })
+	// Another replica runs it. Should the message be lost, that replica's
+	// next lease renewal finds the task cancelled.
+	msg, _ := json.Marshal(taskMessage{ID: rec.ID, Cancel: true})
+	if err := tr.bus.Publish(ctx, topicTasks, msg); err != nil {
+		tr.s.logger.Warn("telling the server running a task it was cancelled; it stops at its next lease renewal", "task", rec.ID, "err", err)
+	}
+	return nil
 }
 
-// edit changes a task's record unless it has ended. Edits in this process
-// are serialized, so that a late one cannot undo an ending.
-func (tr *taskRunner) edit(id string, change func(*TaskRecord)) {
-	tr.editMu.Lock()
-	defer tr.editMu.Unlock()
-	ctx := context.Background()
-	rec, err := tr.store.Get(ctx, id)
-	if err != nil || rec.Status.Terminal() {
-		return
-	}
-	change(rec)
-	rec.Updated = time.Now().UTC()
-	if err := tr.store.Update(ctx, rec); err != nil && !errors.Is(err, ErrTaskNotFound) {
+// edit applies u to a task's record. The store applies it atomically and
+// never to a task that has ended, so a late edit cannot undo an ending
+// (the first ending wins).
+func (tr *taskRunner) edit(id string, u store.TaskUpdate) {
+	_, err := tr.store.Update(context.Background(), id, u)
+	if err != nil && !errors.Is(err, store.ErrFinal) && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
 		tr.s.logger.Error("task update", "task", id, "err", err)
 	}
 }
 
-// finish ends a task (the first ending wins).
-func (tr *taskRunner) finish(id string, end func(*TaskRecord)) {
-	tr.edit(id, func(rec *TaskRecord) {
-		end(rec)
-		rec.InputRequests = nil
-	})
-}
-
 // taskFields are the fields of a Task on the wire (2026-07-28).
-func taskFields(rec *TaskRecord) map[string]any {
+func taskFields(rec store.Task) map[string]any {
 	m := map[string]any{
 		"taskId":         rec.ID,
 		"status":         rec.Status,
-		"createdAt":      rec.Created.Format(time.RFC3339Nano),
-		"lastUpdatedAt":  rec.Updated.Format(time.RFC3339Nano),
+		"createdAt":      rec.Created.UTC().Format(time.RFC3339Nano),
+		"lastUpdatedAt":  rec.Updated.UTC().Format(time.RFC3339Nano),
 		"ttlMs":          rec.TTL.Milliseconds(),
 		"pollIntervalMs": taskPollInterval.Milliseconds(),
 	}
@@ -452,7 +650,7 @@ func taskFields(rec *TaskRecord) map[string]any {
 }
 
 // createTaskResult answers the tools/call that created a task.
-func createTaskResult(rec *TaskRecord) map[string]any {
+func createTaskResult(rec store.Task) map[string]any {
 	m := taskFields(rec)
 	m["resultType"] = "task"
 	return m
@@ -460,16 +658,16 @@ func createTaskResult(rec *TaskRecord) map[string]any {
 
 // detailedTask answers tasks/get: the task with its result, error or
 // questions inlined.
-func detailedTask(rec *TaskRecord) map[string]any {
+func detailedTask(rec store.Task) map[string]any {
 	m := taskFields(rec)
 	m["resultType"] = "complete"
 	switch {
-	case rec.Status == TaskCompleted && rec.Result != nil:
-		m["result"] = rec.Result
-	case rec.Status == TaskFailed && rec.Error != nil:
-		m["error"] = rec.Error
-	case rec.Status == TaskInputRequired && rec.InputRequests != nil:
-		m["inputRequests"] = rec.InputRequests
+	case rec.Status == store.TaskCompleted && rec.Result != nil:
+		m["result"] = json.RawMessage(rec.Result)
+	case rec.Status == store.TaskFailed && rec.Result != nil:
+		m["error"] = json.RawMessage(rec.Result) // the JSON-RPC error it failed with
+	case rec.Status == store.TaskInputRequired && rec.Input != nil:
+		m["inputRequests"] = json.RawMessage(rec.Input)
 	}
 	return m
 }

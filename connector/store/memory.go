@@ -357,6 +357,7 @@ type memTasks struct {
 
 func cloneTask(t Task) Task {
 	t.Result = slices.Clone(t.Result)
+	t.Input = slices.Clone(t.Input)
 	return t
 }
 
@@ -390,6 +391,9 @@ func (mt *memTasks) Create(_ context.Context, t Task) error {
 	}
 	if t.Status == "" {
 		t.Status = TaskWorking
+	}
+	if t.Status != TaskInputRequired {
+		t.Input = nil
 	}
 	c := cloneTask(t)
 	mt.m[t.ID] = &c
@@ -429,9 +433,6 @@ func (mt *memTasks) Get(_ context.Context, id string) (Task, error) {
 }
 
 func (mt *memTasks) Update(_ context.Context, id string, u TaskUpdate) (Task, error) {
-	if u.Status == "" {
-		return Task{}, fmt.Errorf("store: an update of task %q needs a status", id)
-	}
 	now := mt.now()
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
@@ -442,12 +443,26 @@ func (mt *memTasks) Update(_ context.Context, id string, u TaskUpdate) (Task, er
 	if t.Status.Final() {
 		return cloneTask(*t), fmt.Errorf("task %q is %s: %w", id, t.Status, ErrFinal)
 	}
-	t.Status = u.Status
+	if u.IfStatus != "" && t.Status != u.IfStatus {
+		return cloneTask(*t), fmt.Errorf("task %q is %s, not %s: %w", id, t.Status, u.IfStatus, ErrConflict)
+	}
+	if !u.IfLeaseBefore.IsZero() && (t.Lease.IsZero() || !t.Lease.Before(u.IfLeaseBefore)) {
+		return cloneTask(*t), fmt.Errorf("task %q holds its lease: %w", id, ErrConflict)
+	}
+	if u.Status != "" {
+		t.Status = u.Status
+	}
 	if u.Message != "" {
 		t.Message = u.Message
 	}
 	if u.Result != nil {
 		t.Result = slices.Clone(u.Result)
+	}
+	if u.Input != nil {
+		t.Input = slices.Clone(u.Input)
+	}
+	if t.Status != TaskInputRequired {
+		t.Input = nil
 	}
 	if !u.Lease.IsZero() {
 		t.Lease = u.Lease

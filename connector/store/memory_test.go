@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -82,5 +83,61 @@ func TestMemoryRecordsBound(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if err := r.Create(ctx, "k3", []byte("x"), time.Minute); err != nil {
 		t.Errorf("a record once the others expired: %v", err)
+	}
+}
+
+// TestMemoryTasksBound: the memory backend keeps a task for its TTL and
+// no longer, holds at most MaxTasks, makes room by dropping the oldest
+// finished task, and refuses a task when every one kept still runs.
+func TestMemoryTasksBound(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := store.NewMemory(store.MemoryOptions{MaxTasks: 2, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	ts := m.Tasks()
+	task := func(id string, st store.TaskStatus, created time.Time) store.Task {
+		return store.Task{ID: id, Status: st, Created: created, TTL: time.Minute}
+	}
+	if err := ts.Create(ctx, task("a", store.TaskCompleted, now)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Create(ctx, task("b", store.TaskCompleted, now.Add(time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	// Full: the oldest finished task (a) makes room.
+	if err := ts.Create(ctx, task("c", store.TaskWorking, now)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Get(ctx, "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a was not dropped for c: %v", err)
+	}
+	if got, err := ts.Get(ctx, "b"); err != nil || got.Status != store.TaskCompleted {
+		t.Errorf("b: %+v %v", got, err)
+	}
+	// b makes room for d; then every task kept runs and the next is refused.
+	if err := ts.Create(ctx, task("d", store.TaskWorking, now)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Create(ctx, task("e", store.TaskWorking, now)); err == nil {
+		t.Error("a store full of running tasks took another")
+	}
+	// A record is readable until its TTL runs out, not after.
+	now = now.Add(time.Minute - time.Millisecond)
+	if _, err := ts.Get(ctx, "c"); err != nil {
+		t.Errorf("c before the end of its ttl: %v", err)
+	}
+	now = now.Add(time.Millisecond)
+	for _, id := range []string{"c", "d"} {
+		if _, err := ts.Get(ctx, id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s past its ttl: %v", id, err)
+		}
+	}
+	if err := ts.Create(ctx, task("f", store.TaskWorking, now)); err != nil {
+		t.Errorf("expired tasks still take room: %v", err)
+	}
+	// Get returns a copy: changing it changes nothing stored.
+	got, _ := ts.Get(ctx, "f")
+	got.Result = []byte("x")
+	if again, _ := ts.Get(ctx, "f"); again.Result != nil {
+		t.Errorf("Get shares the stored record: %q", again.Result)
 	}
 }

@@ -32,12 +32,16 @@ type Task struct {
 	Owner   string
 	Status  TaskStatus
 	Message string // the status message, if any
-	// Result is the tool's result once Status is final, opaque to the
-	// store.
+	// Result is the task's outcome once Status is final (the tool's
+	// result, or the error it failed with), opaque to the store.
 	Result []byte
+	// Input is what an input_required task waits for (the questions it
+	// asked), opaque to the store; kept only while Status is
+	// input_required.
+	Input []byte
 	// Lease is when the replica running the task must have renewed it by
 	// (an Update); past it, a working task whose replica died can be
-	// failed. Zero: no lease.
+	// failed (see TaskUpdate.IfLeaseBefore). Zero: no lease.
 	Lease   time.Time
 	Created time.Time
 	Updated time.Time
@@ -45,13 +49,23 @@ type Task struct {
 	TTL time.Duration
 }
 
-// TaskUpdate is a change of a task's status. Zero fields are left as they
-// are, except Status, which must be set.
+// TaskUpdate is a change of a task. Zero fields are left as they are
+// (an update with only a Lease renews the lease), except Input, which is
+// dropped whenever the status after the update is not input_required.
 type TaskUpdate struct {
 	Status  TaskStatus
 	Message string
 	Result  []byte
+	Input   []byte
 	Lease   time.Time
+	// IfStatus, when set, applies the update only to a task whose status
+	// is IfStatus (a progress message must not turn an input_required
+	// task back into a working one).
+	IfStatus TaskStatus
+	// IfLeaseBefore, when set, applies the update only to a task whose
+	// lease is set and before it: how a replica fails a task whose
+	// runner stopped renewing, without racing a renewal.
+	IfLeaseBefore time.Time
 }
 
 // Tasks keeps task records.
@@ -67,7 +81,10 @@ type TaskUpdate struct {
 //   - Update applies u atomically and returns the record after it, with
 //     Updated set to now; on a task whose status is already final it
 //     changes nothing and returns the record with an error wrapping
-//     ErrFinal (so a cancel and a completion cannot both win).
+//     ErrFinal (so a cancel and a completion cannot both win, and a late
+//     edit cannot undo an ending). When a condition of u (IfStatus,
+//     IfLeaseBefore) does not hold it changes nothing and returns the
+//     record with an error wrapping ErrConflict.
 //   - List returns the owner's tasks, newest first, at most limit of them
 //     (all when limit <= 0) after the cursor ("" for the first page), and
 //     the cursor of the next page ("" after the last). Other owners' tasks
@@ -78,6 +95,10 @@ type Tasks interface {
 	Update(ctx context.Context, id string, u TaskUpdate) (Task, error)
 	List(ctx context.Context, owner, cursor string, limit int) (tasks []Task, next string, err error)
 }
+
+// ErrConflict is returned (wrapped) by Tasks.Update when a condition of
+// the update does not hold.
+var ErrConflict = errors.New("store: the task is not in the state the update expects")
 
 // ErrFinal is returned (wrapped) by Tasks.Update for a task already
 // completed, failed or cancelled.

@@ -37,19 +37,29 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`)
 
-// updateTask applies an update unless the task is gone (returns {0}) or
-// final (returns {2, fields...}); else returns {1, fields...}. ARGV:
-// status, message, has result, result, lease, updated.
+// updateTask applies an update unless the task is gone (returns {0}),
+// final (returns {2, fields...}) or not in the state the update expects
+// (returns {3, fields...}); else returns {1, fields...}. ARGV: status,
+// message, has result, result, has input, input, lease, updated, if
+// status, if lease before (unix ms, 0 for none).
 var updateTask = redis.NewScript(`
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return {0} end
 if st == 'completed' or st == 'failed' or st == 'cancelled' then
   return {2, redis.call('HGETALL', KEYS[1])}
 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated', ARGV[6])
+if ARGV[9] ~= '' and st ~= ARGV[9] then return {3, redis.call('HGETALL', KEYS[1])} end
+if ARGV[10] ~= '0' then
+  local l = tonumber(redis.call('HGET', KEYS[1], 'lease') or '0') or 0
+  if l == 0 or l >= tonumber(ARGV[10]) then return {3, redis.call('HGETALL', KEYS[1])} end
+end
+if ARGV[1] ~= '' then st = ARGV[1] end
+redis.call('HSET', KEYS[1], 'status', st, 'updated', ARGV[8])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'message', ARGV[2]) end
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'result', ARGV[4]) end
-if ARGV[5] ~= '0' then redis.call('HSET', KEYS[1], 'lease', ARGV[5]) end
+if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'input', ARGV[6]) end
+if st ~= 'input_required' then redis.call('HDEL', KEYS[1], 'input') end
+if ARGV[7] ~= '0' then redis.call('HSET', KEYS[1], 'lease', ARGV[7]) end
 return {1, redis.call('HGETALL', KEYS[1])}`)
 
 func (ts *tasks) Create(ctx context.Context, t store.Task) error {
@@ -72,6 +82,9 @@ func (ts *tasks) Create(ctx context.Context, t store.Task) error {
 		"created", t.Created.UnixNano(), "updated", t.Updated.UnixNano(), "ttl", int64(t.TTL), "lease", leaseMillis(t.Lease)}
 	if t.Result != nil {
 		args = append(args, "result", t.Result)
+	}
+	if t.Input != nil && t.Status == store.TaskInputRequired {
+		args = append(args, "input", t.Input)
 	}
 	ok, err := createTask.Run(ctx, ts.s.rdb, []string{ts.taskKey(t.ID)}, args...).Int()
 	if err != nil {
@@ -106,6 +119,9 @@ func parseTask(m map[string]string) store.Task {
 	if r, ok := m["result"]; ok {
 		t.Result = []byte(r)
 	}
+	if in, ok := m["input"]; ok {
+		t.Input = []byte(in)
+	}
 	if l := num("lease"); l != 0 {
 		t.Lease = time.UnixMilli(l)
 	}
@@ -134,15 +150,15 @@ func (ts *tasks) Get(ctx context.Context, id string) (store.Task, error) {
 }
 
 func (ts *tasks) Update(ctx context.Context, id string, u store.TaskUpdate) (store.Task, error) {
-	if u.Status == "" {
-		return store.Task{}, fmt.Errorf("store: an update of task %q needs a status", id)
-	}
-	hasResult := "0"
-	if u.Result != nil {
-		hasResult = "1"
+	flag := func(b []byte) string {
+		if b != nil {
+			return "1"
+		}
+		return "0"
 	}
 	r, err := updateTask.Run(ctx, ts.s.rdb, []string{ts.taskKey(id)},
-		string(u.Status), u.Message, hasResult, u.Result, leaseMillis(u.Lease), time.Now().UnixNano()).Slice()
+		string(u.Status), u.Message, flag(u.Result), u.Result, flag(u.Input), u.Input,
+		leaseMillis(u.Lease), time.Now().UnixNano(), string(u.IfStatus), leaseMillis(u.IfLeaseBefore)).Slice()
 	if err != nil {
 		return store.Task{}, ts.s.wrap(err)
 	}
@@ -151,8 +167,11 @@ func (ts *tasks) Update(ctx context.Context, id string, u store.TaskUpdate) (sto
 	}
 	fields, _ := r[1].([]any)
 	t := parseTask(pairs(fields))
-	if r[0] == int64(2) {
+	switch r[0] {
+	case int64(2):
 		return t, fmt.Errorf("task %q is %s: %w", id, t.Status, store.ErrFinal)
+	case int64(3):
+		return t, fmt.Errorf("task %q is not in the state the update expects: %w", id, store.ErrConflict)
 	}
 	return t, nil
 }

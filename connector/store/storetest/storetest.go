@@ -37,6 +37,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Tasks", testTasks},
 		{"TasksFinalRace", testTasksFinalRace},
 		{"TasksList", testTasksList},
+		{"TasksConditions", testTasksConditions},
+		{"TasksLeaseRace", testTasksLeaseRace},
 		{"Secrets", testSecrets},
 		{"Records", testRecords},
 		{"RecordsTakeRace", testRecordsTakeRace},
@@ -448,6 +450,105 @@ func testTasksList(t *testing.T, st store.Store) {
 	}
 	if tasks, _, err := ts.List(ctx, id(t, "nobody"), "", 0); err != nil || len(tasks) != 0 {
 		t.Errorf("List of an owner with no tasks = %v, %v", tasks, err)
+	}
+}
+
+// testTasksConditions checks the partial and conditional updates the
+// runtime relies on: renewing a lease alone keeps the status, Input lives
+// only while input_required, IfStatus and IfLeaseBefore refuse with
+// ErrConflict and change nothing, and a failed task cannot be renewed.
+func testTasksConditions(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	ts := st.Tasks()
+	tid := id(t, "cond")
+	now := time.Now().Truncate(time.Millisecond)
+	if err := ts.Create(ctx, store.Task{ID: tid, Status: store.TaskWorking, TTL: time.Hour, Lease: now.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ts.Update(ctx, tid, store.TaskUpdate{Message: "half"})
+	if err != nil || got.Status != store.TaskWorking || got.Message != "half" {
+		t.Errorf("Update without a status = %+v, %v; want working, message half", got, err)
+	}
+	q := []byte(`{"q":{"method":"elicitation/create"}}`)
+	got, err = ts.Update(ctx, tid, store.TaskUpdate{Status: store.TaskInputRequired, Input: q})
+	if err != nil || got.Status != store.TaskInputRequired || !bytes.Equal(got.Input, q) {
+		t.Errorf("Update to input_required = %+v, %v; want its Input", got, err)
+	}
+	got, err = ts.Update(ctx, tid, store.TaskUpdate{Status: store.TaskWorking, Message: "late", IfStatus: store.TaskWorking})
+	if !errors.Is(err, store.ErrConflict) || got.Status != store.TaskInputRequired || got.Message != "half" {
+		t.Errorf("Update IfStatus working of an input_required task = %+v, %v; want it unchanged and ErrConflict", got, err)
+	}
+	lease := now.Add(2 * time.Minute)
+	got, err = ts.Update(ctx, tid, store.TaskUpdate{Lease: lease})
+	if err != nil || got.Status != store.TaskInputRequired || !bytes.Equal(got.Input, q) || !got.Lease.Equal(lease) {
+		t.Errorf("renewing the lease = %+v, %v; want status and Input kept, lease %v", got, err, lease)
+	}
+	if got, _ := ts.Get(ctx, tid); !bytes.Equal(got.Input, q) {
+		t.Errorf("Get of an input_required task: Input %q, want %q", got.Input, q)
+	}
+	got, err = ts.Update(ctx, tid, store.TaskUpdate{Status: store.TaskWorking})
+	if err != nil || got.Status != store.TaskWorking || len(got.Input) != 0 {
+		t.Errorf("back to working = %+v, %v; want Input dropped", got, err)
+	}
+	got, err = ts.Update(ctx, tid, store.TaskUpdate{Status: store.TaskFailed, IfLeaseBefore: time.Now()})
+	if !errors.Is(err, store.ErrConflict) || got.Status != store.TaskWorking {
+		t.Errorf("failing a task whose lease holds = %+v, %v; want it unchanged and ErrConflict", got, err)
+	}
+	if _, err := ts.Update(ctx, tid, store.TaskUpdate{Lease: now.Add(-time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ts.Update(ctx, tid, store.TaskUpdate{Status: store.TaskFailed, Message: "its runner stopped", IfLeaseBefore: time.Now()})
+	if err != nil || got.Status != store.TaskFailed || got.Message != "its runner stopped" {
+		t.Errorf("failing a task whose lease ran out = %+v, %v", got, err)
+	}
+	if got, err := ts.Update(ctx, tid, store.TaskUpdate{Lease: time.Now().Add(time.Minute)}); !errors.Is(err, store.ErrFinal) || got.Status != store.TaskFailed {
+		t.Errorf("renewing a failed task = %+v, %v; want ErrFinal", got, err)
+	}
+	// A task without a lease is never failed for want of one.
+	free := id(t, "nolease")
+	if err := ts.Create(ctx, store.Task{ID: free, Status: store.TaskWorking, TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Update(ctx, free, store.TaskUpdate{Status: store.TaskFailed, IfLeaseBefore: time.Now()}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("IfLeaseBefore on a task without a lease: %v, want ErrConflict", err)
+	}
+}
+
+// testTasksLeaseRace races replicas failing a task whose lease ran out
+// against its runner renewing it: at most one failure wins, and the task
+// ends failed exactly when one did.
+func testTasksLeaseRace(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	ts := st.Tasks()
+	tid := id(t, "lease")
+	if err := ts.Create(ctx, store.Task{ID: tid, Status: store.TaskWorking, TTL: time.Hour, Lease: time.Now().Add(-time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	var fails atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			var err error
+			if i%2 == 0 {
+				_, err = ts.Update(ctx, tid, store.TaskUpdate{Status: store.TaskFailed, IfLeaseBefore: time.Now()})
+				if err == nil {
+					fails.Add(1)
+				}
+			} else {
+				_, err = ts.Update(ctx, tid, store.TaskUpdate{Lease: time.Now().Add(time.Minute)})
+			}
+			if err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrFinal) {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := ts.Get(ctx, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := fails.Load(); f > 1 || (f == 1) != (got.Status == store.TaskFailed) {
+		t.Errorf("%d failures won and the task is %s; want at most one, and failed exactly when one won", f, got.Status)
 	}
 }
 
