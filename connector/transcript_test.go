@@ -141,22 +141,64 @@ func setSection(ar *txtar.Archive, name, data string) {
 	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
 }
 
-// diffLines shows the lines of want and got that differ, side by side by
-// line number; transcripts are short, so that is enough to find the rule
-// that broke.
+// diffLines shows how got differs from want, line by line: "-" lines
+// are wanted and missing, "+" lines are extra, a few lines of context
+// around each change.
 func diffLines(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	// lcs[i][j] is the length of the longest common subsequence of w[i:]
+	// and g[j:]; transcripts are short enough for the table.
+	lcs := make([][]int, len(w)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(g)+1)
+	}
+	for i := len(w) - 1; i >= 0; i-- {
+		for j := len(g) - 1; j >= 0; j-- {
+			if w[i] == g[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type line struct {
+		op   byte
+		text string
+	}
+	var lines []line
+	i, j := 0, 0
+	for i < len(w) || j < len(g) {
+		switch {
+		case i < len(w) && j < len(g) && w[i] == g[j]:
+			lines = append(lines, line{' ', w[i]})
+			i, j = i+1, j+1
+		case j < len(g) && (i == len(w) || lcs[i][j+1] >= lcs[i+1][j]):
+			lines = append(lines, line{'+', g[j]})
+			j++
+		default:
+			lines = append(lines, line{'-', w[i]})
+			i++
+		}
+	}
+	const context = 3
 	var b strings.Builder
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
+	last := -1 // the last line printed
+	for k, l := range lines {
+		if l.op == ' ' {
+			continue
 		}
-		if i < len(g) {
-			gl = g[i]
+		from := max(k-context, last+1)
+		if last >= 0 && from > last+1 {
+			b.WriteString("...\n")
 		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
+		for c := from; c < k; c++ {
+			fmt.Fprintf(&b, "  %s\n", lines[c].text)
+		}
+		fmt.Fprintf(&b, "%c %s\n", l.op, l.text)
+		last = k
+		for c := k + 1; c < len(lines) && c <= k+context && lines[c].op == ' '; c++ {
+			fmt.Fprintf(&b, "  %s\n", lines[c].text)
+			last = c
 		}
 	}
 	return b.String()
