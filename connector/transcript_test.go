@@ -523,3 +523,18 @@ func isNotification(line string) bool {
 	_, hasMethod := m["method"]
 	return hasMethod && !hasID
 }
+
+// TestTranscriptPaths checks that the two runs of an HTTP transcript take
+// different paths: a 2026-07-28 tools/call is answered application/json by
+// the fast path and on an event stream by the go-sdk. Were Server.MCP to
+// stop turning the fast path off, the go-sdk run would test nothing new.
+func TestTranscriptPaths(t *testing.T) {
+	const in = "POST\nMcp-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+	for fast, want := range map[bool]string{true: "application/json", false: "text/event-stream"} {
+		if got := runHTTPTranscript(t, in, fast); !strings.HasPrefix(got, "200\nContent-Type: "+want+"\n") {
+			t.Errorf("fast path %v: the answer is\n%s\nwant 200 with Content-Type %s", fast, got, want)
+		}
+	}
+}
