@@ -382,9 +382,13 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		defer cleanup()
 		res, err := run(ctx, req.Method, mreq)
 		if cancelled() {
-			// The client cancelled the call: it gets no response.
+			// The client cancelled the call: it gets no response. The
+			// POST is still answered as a request's POST must be (202 is
+			// for notifications and responses): with an event stream,
+			// here one without events, as through the go-sdk.
 			if !logs.end(nil) {
-				w.WriteHeader(http.StatusAccepted)
+				wh["Content-Type"] = []string{"text/event-stream"}
+				w.WriteHeader(http.StatusOK)
 			}
 			return true
 		}
