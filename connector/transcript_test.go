@@ -256,13 +256,13 @@ func transcriptApp(started chan<- struct{}) *connector.App {
 	}
 }
 
-// wire names the session ids a transcript has seen and normalises the
+// transcriptIDs names the session ids a transcript has seen and normalises the
 // messages it prints.
-type wire struct {
+type transcriptIDs struct {
 	sessions []string
 }
 
-func (w *wire) name(i int) string {
+func (w *transcriptIDs) name(i int) string {
 	if i == 0 {
 		return "$session"
 	}
@@ -270,7 +270,7 @@ func (w *wire) name(i int) string {
 }
 
 // expand replaces session names with the ids they stand for.
-func (w *wire) expand(s string) string {
+func (w *transcriptIDs) expand(s string) string {
 	for i := len(w.sessions) - 1; i >= 0; i-- { // $session10 before $session1
 		s = strings.ReplaceAll(s, w.name(i), w.sessions[i])
 	}
@@ -278,7 +278,7 @@ func (w *wire) expand(s string) string {
 }
 
 // hide replaces session ids with their names, learning new ones.
-func (w *wire) hide(s string, learn bool) string {
+func (w *transcriptIDs) hide(s string, learn bool) string {
 	if learn && s != "" && !strings.Contains(strings.Join(w.sessions, "\n"), s) {
 		w.sessions = append(w.sessions, s)
 	}
@@ -290,7 +290,7 @@ func (w *wire) hide(s string, learn bool) string {
 
 // message prints one JSON-RPC message: sorted keys, numbers as sent, no
 // HTML escaping; anything that is not JSON as it is.
-func (w *wire) message(raw []byte) string {
+func (w *transcriptIDs) message(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -366,7 +366,7 @@ func runHTTPTranscript(t *testing.T, in string, fast bool) string {
 	client := ts.Client()
 	client.Timeout = 20 * time.Second
 
-	w := &wire{}
+	w := &transcriptIDs{}
 	reqs := parseHTTPIn(t, in)
 	answers := make([]chan string, len(reqs))
 	for i, req := range reqs {
@@ -419,7 +419,7 @@ func runHTTPTranscript(t *testing.T, in string, fast bool) string {
 
 // printResponse prints resp as http.out shows it. It reads the body to its
 // end, so it learns the session id before the next request needs it.
-func printResponse(w *wire, resp *http.Response) string {
+func printResponse(w *transcriptIDs, resp *http.Response) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d\n", resp.StatusCode)
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
@@ -481,7 +481,7 @@ func runStdioTranscript(t *testing.T, in string) string {
 		}
 		close(lines)
 	}()
-	w := &wire{}
+	w := &transcriptIDs{}
 	var out strings.Builder
 	next := func() bool {
 		select {
