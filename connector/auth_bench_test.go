@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,7 +67,7 @@ func BenchmarkCallToolAuth(b *testing.B) {
 	})
 	b.Run("jwt", func(b *testing.B) {
 		is := newAuthIssuer(b)
-		base, _ := serveAuth(b, app(), connector.Auth{Issuer: is.URL})
+		base, _ := serveAuth(b, app(), authgate.Auth{Issuer: is.URL})
 		tok := is.token(b, "bench-user", base+"/mcp", "", time.Now().Add(time.Hour))
 		run(b, base+"/mcp", &bearer{token: tok})
 	})
@@ -80,8 +81,8 @@ func BenchmarkCallToolAuth(b *testing.B) {
 //	go test -run '^$' -bench AuthGate -benchmem ./runtime/
 func BenchmarkAuthGate(b *testing.B) {
 	is := newAuthIssuer(b)
-	g, err := connector.NewAuthGate(connector.AuthGateConfig{
-		Auth: connector.Auth{Issuer: is.URL}, PublicURL: "http://127.0.0.1:9", Logger: quietLogger(nil),
+	g, err := authgate.New(authgate.Config{
+		Auth: authgate.Auth{Issuer: is.URL}, PublicURL: "http://127.0.0.1:9", Logger: quietLogger(nil),
 	})
 	if err != nil {
 		b.Fatal(err)

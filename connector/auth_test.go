@@ -19,6 +19,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -93,7 +95,7 @@ func authApp() *connector.App {
 
 // serveAuth serves app with auth on a loopback port and returns its base
 // URL and the log.
-func serveAuth(t testing.TB, app *connector.App, a connector.Auth, opts ...connector.Option) (string, *syncBuffer) {
+func serveAuth(t testing.TB, app *connector.App, a authgate.Auth, opts ...connector.Option) (string, *syncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -165,7 +167,7 @@ func authPost(t *testing.T, url, token, body string) *http.Response {
 
 func TestAuthChallenge(t *testing.T) {
 	is := newAuthIssuer(t)
-	base, log := serveAuth(t, authApp(), connector.Auth{Issuer: is.URL})
+	base, log := serveAuth(t, authApp(), authgate.Auth{Issuer: is.URL})
 	url := base + "/mcp"
 	meta := base + "/.well-known/oauth-protected-resource/mcp"
 
@@ -209,7 +211,7 @@ func TestAuthChallenge(t *testing.T) {
 
 func TestAuthIdentityScopesSessions(t *testing.T) {
 	is := newAuthIssuer(t)
-	base, _ := serveAuth(t, authApp(), connector.Auth{Issuer: is.URL})
+	base, _ := serveAuth(t, authApp(), authgate.Auth{Issuer: is.URL})
 	url := base + "/mcp"
 	exp := time.Now().Add(time.Hour)
 
@@ -254,7 +256,7 @@ func TestAuthIdentityScopesSessions(t *testing.T) {
 
 func TestRateLimitPerCaller(t *testing.T) {
 	is := newAuthIssuer(t)
-	base, _ := serveAuth(t, authApp(), connector.Auth{Issuer: is.URL})
+	base, _ := serveAuth(t, authApp(), authgate.Auth{Issuer: is.URL})
 	url := base + "/mcp"
 	exp := time.Now().Add(time.Hour)
 	ann, err := authClient(t, url, &bearer{token: is.token(t, "ann", url, "notes:write", exp)})
@@ -284,13 +286,13 @@ func TestRateLimitPerCaller(t *testing.T) {
 }
 
 func TestCustomVerifier(t *testing.T) {
-	verify := func(_ context.Context, token string, _ *http.Request) (*connector.Identity, error) {
+	verify := func(_ context.Context, token string, _ *http.Request) (*authgate.Identity, error) {
 		if token != "let-me-in" {
 			return nil, fmt.Errorf("unknown key: %w", runtimeInvalid)
 		}
-		return &connector.Identity{Subject: "custom", Expiry: time.Now().Add(time.Minute)}, nil
+		return &authgate.Identity{Subject: "custom", Expiry: time.Now().Add(time.Minute)}, nil
 	}
-	base, _ := serveAuth(t, authApp(), connector.Auth{Issuer: "https://as.example.com", Verifier: verify})
+	base, _ := serveAuth(t, authApp(), authgate.Auth{Issuer: "https://as.example.com", Verifier: verify})
 	cs, err := authClient(t, base+"/mcp", &bearer{token: "let-me-in"})
 	if err != nil {
 		t.Fatal(err)
@@ -315,11 +317,11 @@ func TestCustomVerifier(t *testing.T) {
 }
 
 func TestAuthNeedsPublicURL(t *testing.T) {
-	_, err := connector.NewServer(authApp(), connector.WithAuth(connector.Auth{Issuer: "https://as.example.com"}))
+	_, err := connector.NewServer(authApp(), connector.WithAuth(authgate.Auth{Issuer: "https://as.example.com"}))
 	if err == nil || !strings.Contains(err.Error(), "--public-url") {
 		t.Errorf("NewServer without a public URL = %v", err)
 	}
-	_, err = connector.NewServer(authApp(), connector.WithPublicURL("https://mcp.example.com"), connector.WithAuth(connector.Auth{}))
+	_, err = connector.NewServer(authApp(), connector.WithPublicURL("https://mcp.example.com"), connector.WithAuth(authgate.Auth{}))
 	if err == nil || !strings.Contains(err.Error(), "--auth-issuer") {
 		t.Errorf("NewServer without an issuer = %v", err)
 	}
@@ -415,10 +417,10 @@ func TestDevFront(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if key != "" {
-			req.Header.Set(connector.DevKeyHeader, key)
+			req.Header.Set(devlink.KeyHeader, key)
 		}
 		if identity != "" {
-			req.Header.Set(connector.DevIdentityHeader, identity)
+			req.Header.Set(devlink.IdentityHeader, identity)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -430,14 +432,14 @@ func TestDevFront(t *testing.T) {
 	if code := post("", ""); code != http.StatusForbidden {
 		t.Errorf("no key: %d, want 403", code)
 	}
-	if code := post("wrong-key", connector.EncodeDevIdentity(&connector.Identity{Subject: "mallory"})); code != http.StatusForbidden {
+	if code := post("wrong-key", devlink.EncodeIdentity(&authgate.Identity{Subject: "mallory"})); code != http.StatusForbidden {
 		t.Errorf("wrong key: %d, want 403", code)
 	}
 	if code := post("run-key", "not base64!"); code != http.StatusBadRequest {
 		t.Errorf("malformed identity: %d, want 400", code)
 	}
 
-	rt := &devFrontTransport{key: "run-key", id: connector.EncodeDevIdentity(&connector.Identity{Subject: "alice", Scopes: []string{"a"}, Claims: map[string]any{"email": "alice@example.com"}})}
+	rt := &devFrontTransport{key: "run-key", id: devlink.EncodeIdentity(&authgate.Identity{Subject: "alice", Scopes: []string{"a"}, Claims: map[string]any{"email": "alice@example.com"}})}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "front", Version: "1"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: rt}}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
@@ -453,7 +455,7 @@ type devFrontTransport struct{ key, id string }
 
 func (d *devFrontTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set(connector.DevKeyHeader, d.key)
-	r.Header.Set(connector.DevIdentityHeader, d.id)
+	r.Header.Set(devlink.KeyHeader, d.key)
+	r.Header.Set(devlink.IdentityHeader, d.id)
 	return http.DefaultTransport.RoundTrip(r)
 }

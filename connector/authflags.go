@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
+	"github.com/mcpgen/mcpgen/internal/cmdline"
+	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 
 	"github.com/mcpgen/mcpgen/connector/oauth"
@@ -21,7 +23,7 @@ type authFlags struct {
 	lookup                                             func(string) (string, bool)
 }
 
-func declareAuthFlags(c *cmdline) *authFlags {
+func declareAuthFlags(c *cmdline.Set) *authFlags {
 	return &authFlags{
 		issuer: c.String("auth-issuer", "MCPGEN_AUTH_ISSUER", "",
 			"accept only bearer tokens from the authorization server `URL` (its issuer);\nneeds --public-url, which names this resource"),
@@ -45,7 +47,7 @@ func declareAuthFlags(c *cmdline) *authFlags {
 			"that client's `SECRET`, or @FILE to read it from a file"),
 		upstreamScopes: c.String("auth-upstream-scopes", "MCPGEN_AUTH_UPSTREAM_SCOPES", "",
 			"ask the --auth-upstream provider for these space-separated `SCOPES` instead of\nthe preset's (such as \"read:user repo\" for GitHub)"),
-		lookup: c.lookup,
+		lookup: c.Lookup,
 	}
 }
 
@@ -69,7 +71,7 @@ func (f *authFlags) upstreamOptions(publicURL string) (Option, error) {
 	if *f.clientID == "" {
 		return nil, errors.New("--auth-upstream needs --auth-client-id (or $MCPGEN_AUTH_CLIENT_ID): the client id of the OAuth app registered for this connector at the provider")
 	}
-	secret, err := ReadSecretFlag("--auth-client-secret", *f.clientSecret)
+	secret, err := cmdline.ReadSecret("--auth-client-secret", *f.clientSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +103,11 @@ func (f *authFlags) options(stdio bool, publicURL, name string, w io.Writer) ([]
 		}
 		opts = append(opts, WithRateLimit(r))
 	}
-	if key, _ := f.lookup(DevFrontKeyEnv); key != "" {
+	if key, _ := f.lookup(devlink.KeyEnv); key != "" {
 		// Behind mcpgen dev's front, which checked the auth flags and
 		// does the authorization itself: the connector takes the identity
 		// it forwards, and auth variables it inherits are not its own.
-		return append(opts, WithDevFront(key)), nil
+		return append(opts, withDevFront(key)), nil
 	}
 	if *f.upstream != "" {
 		o, err := f.upstreamOptions(publicURL)

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 )
 
 // AuthUpstream makes the connector the OAuth authorization server its MCP
@@ -75,9 +74,10 @@ func NewAuthServer(cfg AuthServerConfig) (*authserver.Server, Auth, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Identity{Subject: g.Subject, Email: g.Email, Name: g.Name, Scopes: g.Scopes, Issuer: as.Issuer(),
-			ClientID: g.ClientID, Expiry: g.Expiry, Claims: g.Claims,
-			upstream: func(ctx context.Context) (string, error) { return as.UpstreamToken(ctx, g.ID) }}, nil
+		id := &Identity{Subject: g.Subject, Email: g.Email, Name: g.Name, Scopes: g.Scopes, Issuer: as.Issuer(),
+			ClientID: g.ClientID, Expiry: g.Expiry, Claims: g.Claims}
+		authgate.SetUpstream(id, func(ctx context.Context) (string, error) { return as.UpstreamToken(ctx, g.ID) })
+		return id, nil
 	}}, nil
 }
 
@@ -98,19 +98,4 @@ func (s *Server) setupAuthServer() error {
 	}
 	s.authSrv, s.opts.auth = as, &a
 	return nil
-}
-
-// ReadSecretFlag returns the value of a secret flag such as
-// --auth-client-secret: the value itself, or with @FILE the content of
-// FILE without its final line break.
-func ReadSecretFlag(flag, v string) (string, error) {
-	name, ok := strings.CutPrefix(v, "@")
-	if !ok {
-		return v, nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return "", fmt.Errorf("%s: %v", flag, err)
-	}
-	return strings.TrimRight(string(b), "\r\n"), nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,12 +20,12 @@ import (
 // <streamable-http-url>/server-card for a server's own card, with the
 // media type below, CORS open to every origin, and ETag revalidation.
 const (
-	// CardPath is where the card is served: the MCP endpoint + /server-card.
-	CardPath = "/mcp/server-card"
-	// CardMediaType is the card's Content-Type.
-	CardMediaType = "application/mcp-server-card+json"
-	// CardSchema is the $schema every card names.
-	CardSchema = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+	// cardPath is where the card is served: the MCP endpoint + /server-card.
+	cardPath = "/mcp/server-card"
+	// cardMediaType is the card's Content-Type.
+	cardMediaType = "application/mcp-server-card+json"
+	// cardSchema is the $schema every card names.
+	cardSchema = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
 	// cardMeta is mcpgen's namespace in the card's _meta: the draft leaves
 	// tools, capabilities and auth out of the card proper (clients list
 	// them once connected) and keeps _meta for what a vendor adds.
@@ -80,7 +81,7 @@ func (s *Server) Card() []byte {
 func (s *Server) newCard() []byte {
 	app := s.app
 	c := card{
-		Schema: CardSchema, Name: app.RegistryName, Version: appVersion(app),
+		Schema: cardSchema, Name: app.RegistryName, Version: appVersion(app),
 		Description: app.Description, Title: app.Title, WebsiteURL: app.WebsiteURL,
 	}
 	if c.Name == "" {
@@ -132,7 +133,7 @@ func (s *Server) newCard() []byte {
 	}
 	auth := map[string]any{"required": s.opts.auth != nil}
 	if a := s.opts.auth; a != nil && s.opts.publicURL != "" {
-		_, metadata := resourceURLs(s.opts.publicURL)
+		_, metadata := authgate.ResourceURLs(s.opts.publicURL)
 		auth["type"] = "oauth2"
 		auth["resourceMetadata"] = metadata
 	}
@@ -173,7 +174,7 @@ func (s *Server) CardHandler() http.Handler {
 		sum := sha256.Sum256(body)
 		h.Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
 		h.Set("Cache-Control", "public, max-age=3600")
-		h.Set("Content-Type", CardMediaType)
+		h.Set("Content-Type", cardMediaType)
 		h.Set("X-Content-Type-Options", "nosniff")
 		// ServeContent answers If-None-Match with 304 (and HEAD and
 		// ranges) from the ETag set above.

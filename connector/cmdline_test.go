@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 )
 
 func envOf(kv ...string) func(string) (string, bool) {
@@ -34,7 +36,7 @@ func TestCmdlinePrecedence(t *testing.T) {
 		{"--addr over PORT", []string{"--addr", "127.0.0.1:2"}, []string{"PORT", "8123"}, "127.0.0.1:2", "", defaultDrain, false},
 	} {
 		var stderr bytes.Buffer
-		c := newCmdline("x", &stderr, envOf(tc.env...))
+		c := cmdline.New("x", &stderr, envOf(tc.env...))
 		addr := c.String("addr", "MCPGEN_ADDR", defaultAddr, "")
 		stdio := c.Bool("stdio", "", false, "")
 		dep := deploymentFlags(c)
@@ -63,14 +65,14 @@ func TestCmdlineBadValues(t *testing.T) {
 		{[]string{"--drain", "x"}, nil, "invalid value \"x\" for flag -drain"},
 	} {
 		var stderr bytes.Buffer
-		c := newCmdline("x", &stderr, envOf(tc.env...))
+		c := cmdline.New("x", &stderr, envOf(tc.env...))
 		c.Bool("stateless", "MCPGEN_STATELESS", false, "")
 		deploymentFlags(c)
 		if err := c.Parse(tc.args); err == nil || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v %v: err %v, stderr %q; want %q", tc.args, tc.env, err, stderr.String(), tc.want)
 		}
 	}
-	c := newCmdline("x", new(bytes.Buffer), envOf("PORT", "http"))
+	c := cmdline.New("x", new(bytes.Buffer), envOf("PORT", "http"))
 	addr := c.String("addr", "MCPGEN_ADDR", defaultAddr, "")
 	c.Parse(nil)
 	if _, err := listenAddr(c, *addr); err == nil || !strings.Contains(err.Error(), "invalid PORT") {
@@ -99,7 +101,7 @@ func TestDeploymentOptions(t *testing.T) {
 		{args: []string{"--public-url", "mcp.example.test"}, err: "invalid --public-url"},
 		{args: []string{"--public-url", "ftp://mcp.example.test"}, err: "invalid --public-url"},
 	} {
-		c := newCmdline("x", new(bytes.Buffer), envOf())
+		c := cmdline.New("x", new(bytes.Buffer), envOf())
 		dep := deploymentFlags(c)
 		if err := c.Parse(tc.args); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 )
 
 // deployment holds the flags that put a connector binary behind a proxy or
@@ -21,7 +23,7 @@ type deployment struct {
 	drain        *time.Duration
 }
 
-func deploymentFlags(c *cmdline) *deployment {
+func deploymentFlags(c *cmdline.Set) *deployment {
 	return &deployment{
 		allowHosts: c.List("allow-host", "MCPGEN_ALLOW_HOST",
 			"also answer requests whose Host header is `NAME` (a proxy's public host name;\n*.example.com for its subdomains; repeatable or comma-separated; * admits every name)"),
@@ -123,11 +125,11 @@ func originOf(u *url.URL) string {
 // else 0.0.0.0:$PORT when the platform set PORT (Cloud Run, Heroku,
 // Render, Fly.io and others route outside traffic to that port on every
 // interface), else defaultAddr, loopback only.
-func listenAddr(c *cmdline, addr string) (string, error) {
+func listenAddr(c *cmdline.Set, addr string) (string, error) {
 	if c.IsSet("addr") {
 		return addr, nil
 	}
-	port, ok := c.lookup("PORT")
+	port, ok := c.Lookup("PORT")
 	if !ok || port == "" {
 		return addr, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) SetPromptEnabled(name string, on bool) error {
 func (s *Server) addSDKPrompt(p *Prompt) {
 	mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
 	if len(p.Scopes) > 0 {
-		mp.Meta = mcp.Meta{ScopesMetaKey: p.Scopes}
+		mp.Meta = mcp.Meta{authgate.ScopesMetaKey: p.Scopes}
 	}
 	for _, a := range p.Arguments {
 		mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{

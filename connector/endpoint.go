@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,7 +77,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer mw.finish()
 			w = mw
 		}
-		r.Body, r.ContentLength = readBody(body), int64(len(body))
+		r.Body, r.ContentLength = httpedge.NewBody(body), int64(len(body))
 	}
 	if e.sessions == nil || v >= wire.StatelessVersion {
 		e.stateless.ServeHTTP(w, r)
@@ -148,10 +149,10 @@ func NewEndpoint(srv *mcp.Server, sessions *mcp.StreamableHTTPOptions) http.Hand
 
 // readBody reads a POST's body within the size limit; if it cannot, it
 // answers the request (413 or 400) and reports false. A body an earlier
-// handler already read (a bodyReader) is not read again.
+// handler already read (an httpedge.Body) is not read again.
 func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if br, ok := r.Body.(*bodyReader); ok && br.Len() == len(br.body) && int64(len(br.body)) <= e.maxBody {
-		return br.body, true
+	if b, ok := httpedge.BodyBytes(r.Body); ok && int64(len(b)) <= e.maxBody {
+		return b, true
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
 	r.Body.Close()
@@ -240,15 +241,3 @@ func (w *sessionWriter) Flush() {
 		f.Flush()
 	}
 }
-
-// bodyReader is a request body already read into memory. Handlers in front
-// of the endpoint (the fast path, auth) that read a body hand it on as one,
-// so the endpoint takes the bytes instead of copying them again.
-type bodyReader struct {
-	*bytes.Reader
-	body []byte
-}
-
-func readBody(b []byte) *bodyReader { return &bodyReader{bytes.NewReader(b), b} }
-
-func (*bodyReader) Close() error { return nil }

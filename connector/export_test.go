@@ -24,3 +24,10 @@ const DefaultMaxSessionsPerCaller = defaultMaxSessionsPerCaller
 // DefaultEventStoreStreams is the default bound on the streams kept for
 // resumption, for tests outside the package.
 const DefaultEventStoreStreams = defaultEventStoreStreams
+
+// CardMediaType is the server card's Content-Type, for tests outside the
+// package.
+const CardMediaType = cardMediaType
+
+// WithDevFront is withDevFront, for tests outside the package.
+var WithDevFront = withDevFront

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector/telemetry"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
@@ -192,7 +193,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !f.serve(w, r, body, stateless, sid) {
-		r.Body = readBody(body) // endpoint.go
+		r.Body = httpedge.NewBody(body) // endpoint.go
 		f.next.ServeHTTP(w, r)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 )
 
 // TestIntrospectionAmplification: with --auth-introspection, made-up
@@ -29,7 +30,7 @@ func TestIntrospectionAmplification(t *testing.T) {
 		w.Write([]byte(`{"active":false}`))
 	}))
 	t.Cleanup(intro.Close)
-	base, log := serveAuth(t, authApp(), connector.Auth{Issuer: is.URL, IntrospectionURL: intro.URL, ClientID: "rs", ClientSecret: "secret",
+	base, log := serveAuth(t, authApp(), authgate.Auth{Issuer: is.URL, IntrospectionURL: intro.URL, ClientID: "rs", ClientSecret: "secret",
 		IntrospectionCallerLimit: connector.Rate{N: 5, Per: time.Hour}, IntrospectionLimit: connector.Rate{N: 8, Per: time.Hour}})
 	from := func(ip string) *http.Client {
 		tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
@@ -93,7 +94,7 @@ func TestIntrospectionDefaultBound(t *testing.T) {
 		w.Write([]byte(`{"active":false}`))
 	}))
 	t.Cleanup(intro.Close)
-	base, _ := serveAuth(t, authApp(), connector.Auth{Issuer: is.URL, IntrospectionURL: intro.URL, ClientID: "rs", ClientSecret: "secret"})
+	base, _ := serveAuth(t, authApp(), authgate.Auth{Issuer: is.URL, IntrospectionURL: intro.URL, ClientID: "rs", ClientSecret: "secret"})
 	codes := map[int]int{}
 	for range 80 {
 		codes[authPost(t, base+"/mcp", rand.Text(), authInitBody).StatusCode]++

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 )
 
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
@@ -48,7 +50,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	for _, o := range opts {
 		o(&given)
 	}
-	cl := newCmdline(name, stderr, given.lookupEnv)
+	cl := cmdline.New(name, stderr, given.lookupEnv)
 
 	// Serving.
 	addr := cl.String("addr", "MCPGEN_ADDR", defaultAddr, "serve Streamable HTTP at http://`HOST:PORT`/mcp (without it, PORT=N in the\nenvironment means 0.0.0.0:N)")
@@ -74,7 +76,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 	// (storeflags.go).
 	sh := sharedFlags(cl)
 
-	cl.fs.Usage = func() {
+	cl.Flags().Usage = func() {
 		fmt.Fprintf(stderr, "%s %s: an MCP server\n\nUsage:\n  %s [--addr HOST:PORT] [--stateless]   serve Streamable HTTP at /mcp (also HTTP+SSE at /sse, WebSocket at /ws)\n  %s --stdio                           serve over stdin/stdout\n\nFlags (a [$VAR] may be set in the environment instead):\n", name, appVersion(app), name, name)
 		cl.PrintDefaults()
 	}
@@ -84,8 +86,8 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		}
 		return 2
 	}
-	if cl.fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q; run %s --help\n", name, cl.fs.Arg(0), name)
+	if cl.Flags().NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; run %s --help\n", name, cl.Flags().Arg(0), name)
 		return 2
 	}
 	if *version {

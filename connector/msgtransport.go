@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -237,7 +238,7 @@ func callerKey(r *http.Request, ti *auth.TokenInfo) string {
 	if a := r.Header.Get(httpedge.CallerHeader); a != "" {
 		return "addr:" + a
 	}
-	if a := r.Header.Get(DevCallerAddrHeader); a != "" {
+	if a := r.Header.Get(devlink.CallerAddrHeader); a != "" {
 		return "addr:" + a
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -49,7 +50,7 @@ func FuzzStreamMessage(f *testing.F) {
 		f.Fatal(err)
 	}
 	tr := s.streams()
-	ti := tokenInfo(&Identity{Subject: "ann", Scopes: []string{"s:read"}})
+	ti := authgate.TokenInfo(&Identity{Subject: "ann", Scopes: []string{"s:read"}})
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		out := make(chan []byte, 64)
 		c := &msgConn{t: tr, kind: "fuzz", id: rand.Text(), in: make(chan jsonrpc.Message, 16), done: make(chan struct{}),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector/telemetry"
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 )
 
 // observe hooks the server's telemetry into both request paths (the
@@ -47,11 +48,11 @@ type observeFlags struct {
 	lookup      func(string) (string, bool)
 }
 
-func declareObserveFlags(c *cmdline) *observeFlags {
+func declareObserveFlags(c *cmdline.Set) *observeFlags {
 	return &observeFlags{
 		metricsAddr: c.String("metrics-addr", "MCPGEN_METRICS_ADDR", "",
 			"serve Prometheus metrics at http://`HOST:PORT`/metrics, a listener apart from the\nMCP one (traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set)"),
-		lookup: c.lookup,
+		lookup: c.Lookup,
 	}
 }
 

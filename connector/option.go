@@ -86,10 +86,10 @@ func WithAuthUpstream(u AuthUpstream) Option { return func(o *options) { o.authU
 // when unset); the handler then gets an error.
 func WithClientRequestTimeout(d time.Duration) Option { return func(o *options) { o.askTimeout = d } }
 
-// WithDevFront makes the server trust the identity mcpgen dev's front
+// withDevFront makes the server trust the identity mcpgen dev's front
 // forwards, on requests proving they come from it with key. Run sets it
 // from $MCPGEN_DEV_FRONT_KEY.
-func WithDevFront(key string) Option { return func(o *options) { o.devFrontKey = key } }
+func withDevFront(key string) Option { return func(o *options) { o.devFrontKey = key } }
 
 // WithEnv sets how Run reads environment variables (os.LookupEnv by
 // default), for tests and for programs that embed a connector.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 )
 
 // protocol holds the flags that bound sessions, questions to clients and
@@ -17,7 +19,7 @@ type protocol struct {
 	perCaller     *int
 }
 
-func protocolFlags(c *cmdline) *protocol {
+func protocolFlags(c *cmdline.Set) *protocol {
 	p := &protocol{
 		sessionIdle: c.Duration("session-idle", "MCPGEN_SESSION_IDLE", defaultSessionIdle,
 			"close an HTTP session after `DURATION` without a request (0: never); its client\ngets 404 with JSON-RPC error -32001 and starts a new one"),

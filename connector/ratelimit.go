@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
@@ -29,7 +30,7 @@ func limitKey(tool, caller string) string {
 func caller(req *mcp.CallToolRequest) string {
 	if extra := req.GetExtra(); extra != nil {
 		if extra.TokenInfo != nil {
-			if id, _ := extra.TokenInfo.Extra[identityKey].(*Identity); id != nil {
+			if id := authgate.FromTokenInfo(extra.TokenInfo); id != nil {
 				return "sub:" + id.Subject
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
@@ -69,14 +70,14 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // devOwn reports whether req is one of mcpgen dev's front's own requests
-// (DevOwnHeader); only requests proving they come from the front reach the
+// (devlink.OwnHeader); only requests proving they come from the front reach the
 // handlers of a connector run behind it.
 func (s *Server) devOwn(req mcp.Request) bool {
 	if s.opts.devFrontKey == "" {
 		return false
 	}
 	extra := req.GetExtra()
-	return extra != nil && extra.Header.Get(DevOwnHeader) != ""
+	return extra != nil && extra.Header.Get(devlink.OwnHeader) != ""
 }
 
 func isToolError(res mcp.Result) bool {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/mcpgen/mcpgen/internal/wire"
 )
 
@@ -108,9 +110,9 @@ func newScopeRig(t testing.TB) *scopeRig {
 			}},
 		},
 	}
-	verify := func(_ context.Context, token string, _ *http.Request) (*connector.Identity, error) {
+	verify := func(_ context.Context, token string, _ *http.Request) (*authgate.Identity, error) {
 		kind, n, _ := strings.Cut(token, ":")
-		id := &connector.Identity{Subject: "ann", Expiry: time.Now().Add(time.Hour), Claims: map[string]any{"req": n}}
+		id := &authgate.Identity{Subject: "ann", Expiry: time.Now().Add(time.Hour), Claims: map[string]any{"req": n}}
 		switch kind {
 		case "full":
 			id.Scopes = []string{"basic", "admin"}
@@ -121,7 +123,7 @@ func newScopeRig(t testing.TB) *scopeRig {
 		}
 		return id, nil
 	}
-	base, log := serveAuth(t, app, connector.Auth{Issuer: "https://as.example.com", Verifier: verify})
+	base, log := serveAuth(t, app, authgate.Auth{Issuer: "https://as.example.com", Verifier: verify})
 	rig.url, rig.log = base+"/mcp", log
 	for era := range eraStateless {
 		rig.sessions[era] = rig.initialize(t, eraVersion[era])
@@ -344,7 +346,7 @@ func TestScopeAtDispatch(t *testing.T) {
 		{[]string{"notes:read"}, fmt.Sprintf(`"code":%d`, wire.CodeInsufficientScope)},
 		{[]string{"notes:read", "notes:write"}, "added"},
 	} {
-		id := connector.EncodeDevIdentity(&connector.Identity{Subject: "alice", Scopes: tc.scopes})
+		id := devlink.EncodeIdentity(&authgate.Identity{Subject: "alice", Scopes: tc.scopes})
 		post := func(body string) string {
 			req, _ := http.NewRequest(http.MethodPost, ts, strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
@@ -352,8 +354,8 @@ func TestScopeAtDispatch(t *testing.T) {
 			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 			req.Header.Set("Mcp-Method", "tools/call")
 			req.Header.Set("Mcp-Name", "add_note")
-			req.Header.Set(connector.DevKeyHeader, "run-key")
-			req.Header.Set(connector.DevIdentityHeader, id)
+			req.Header.Set(devlink.KeyHeader, "run-key")
+			req.Header.Set(devlink.IdentityHeader, id)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -405,13 +407,13 @@ func TestScopeAtDispatchCompletionSubscribe(t *testing.T) {
 		{[]string{"notes:read"}, true, ""},
 		{[]string{"notes:read", "notes:admin"}, false, "SECRET-VALUE"},
 	} {
-		id := connector.EncodeDevIdentity(&connector.Identity{Subject: "alice", Scopes: tc.scopes})
+		id := devlink.EncodeIdentity(&authgate.Identity{Subject: "alice", Scopes: tc.scopes})
 		post := func(sid, body string) (string, string) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set(connector.DevKeyHeader, "run-key")
-			req.Header.Set(connector.DevIdentityHeader, id)
+			req.Header.Set(devlink.KeyHeader, "run-key")
+			req.Header.Set(devlink.IdentityHeader, id)
 			if sid != "" {
 				req.Header.Set("Mcp-Session-Id", sid)
 				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -517,8 +519,8 @@ func TestScopeAtDispatchSessionless(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		req.Header.Set(connector.DevKeyHeader, "run-key")
-		req.Header.Set(connector.DevIdentityHeader, connector.EncodeDevIdentity(&connector.Identity{Subject: "alice", Scopes: scopes}))
+		req.Header.Set(devlink.KeyHeader, "run-key")
+		req.Header.Set(devlink.IdentityHeader, devlink.EncodeIdentity(&authgate.Identity{Subject: "alice", Scopes: scopes}))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

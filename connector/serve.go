@@ -55,7 +55,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	s.MountAuth(mux)
 	// The server card is public metadata, readable from any origin and
 	// under any Host, like the health check.
-	mux.Handle(CardPath, s.CardHandler())
+	mux.Handle(cardPath, s.CardHandler())
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Header.Get("Mcp-Method") != "subscriptions/listen" {
 			// A request that comes in once the drain has begun is

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,7 +47,7 @@ type Server struct {
 	mu    sync.Mutex
 	views map[string]View // by name
 
-	auth     *AuthGate          // nil when auth is off
+	auth     *authgate.Gate     // nil when auth is off
 	authSrv  *authserver.Server // the connector's own authorization server (WithAuthUpstream), or nil
 	state    store.Store        // rate limits, resumption events, shared secrets
 	relay    relay              // notifications between replicas (notify.go)
@@ -148,7 +149,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		if app.Tools[i].Task != TaskNever {
 			// server/discover lists the tasks extension (tasks.go).
 			sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
-				Extensions: map[string]any{TasksExtension: map[string]any{}}}
+				Extensions: map[string]any{tasksExtension: map[string]any{}}}
 			break
 		}
 	}
@@ -266,7 +267,7 @@ func (s *Server) newHandler() http.Handler {
 func (s *Server) protect(h http.Handler) http.Handler { return s.protectWith(h, s.auth) }
 
 // protectWith is protect with the auth gate g (nil: none).
-func (s *Server) protectWith(h http.Handler, g *AuthGate) http.Handler {
+func (s *Server) protectWith(h http.Handler, g *authgate.Gate) http.Handler {
 	switch {
 	case s.opts.devFrontKey != "":
 		h = s.devFront(h)

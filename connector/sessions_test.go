@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -299,7 +300,7 @@ func TestExpiredSessionsMakeRoom(t *testing.T) {
 func TestSessionBoundsPerSubject(t *testing.T) {
 	t.Parallel()
 	is := newAuthIssuer(t)
-	base, _ := serveAuth(t, authApp(), connector.Auth{Issuer: is.URL}, connector.WithMaxSessions(-1, 1))
+	base, _ := serveAuth(t, authApp(), authgate.Auth{Issuer: is.URL}, connector.WithMaxSessions(-1, 1))
 	url := base + "/mcp"
 	exp := time.Now().Add(time.Hour)
 	tokens := map[string]string{"ann": is.token(t, "ann", url, "", exp), "bob": is.token(t, "bob", url, "", exp)}

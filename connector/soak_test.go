@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/connector/store"
 )
 
 // soakPost posts body and returns the data of its response; unlike post,
@@ -89,7 +90,7 @@ func TestLongSessionBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a soak test")
 	}
-	store := connector.NewEventStore(0, 0)
+	store := store.NewMemoryEvents(0, 0)
 	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)), connector.WithEventStore(store))
 	if err != nil {
 		t.Fatal(err)

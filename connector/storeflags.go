@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 
 	// The Redis backend, so that --store redis://… works on every built
@@ -26,7 +27,7 @@ type shared struct {
 	proxies  *[]string
 }
 
-func sharedFlags(c *cmdline) *shared {
+func sharedFlags(c *cmdline.Set) *shared {
 	return &shared{
 		store: c.String("store", "MCPGEN_STORE", "",
 			"keep state (sessions' events, rate limits, requestState key, notifications) in\nthe store at `URL`, shared by every replica given the same one:\nredis://[user:pass@]host:port[/db], rediss:// for TLS (default: in the process)"),

@@ -16,6 +16,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,8 +40,8 @@ func serveStreams(t testing.TB, app *connector.App, opts ...connector.Option) (s
 	mux := http.NewServeMux()
 	s.MountAuth(mux)
 	mux.Handle("/mcp", s.Handler())
-	mux.Handle(connector.SSEPath, s.SSEHandler())
-	mux.Handle(connector.WebSocketPath, s.WebSocketHandler())
+	mux.Handle(httpedge.SSEPath, s.SSEHandler())
+	mux.Handle(httpedge.WebSocketPath, s.WebSocketHandler())
 	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
 	ts.Start()
 	t.Cleanup(ts.Close)
@@ -456,7 +458,7 @@ func waitLong(t testing.TB, what string, cond func() bool) {
 func TestStreamTransportsAuth(t *testing.T) {
 	t.Parallel()
 	is := newAuthIssuer(t)
-	base, log := serveStreams(t, authApp(), connector.WithAuth(connector.Auth{Issuer: is.URL}))
+	base, log := serveStreams(t, authApp(), connector.WithAuth(authgate.Auth{Issuer: is.URL}))
 	aud := base + "/mcp"
 	ann := is.token(t, "ann", aud, "notes:read", time.Now().Add(time.Hour))
 	annWriter := is.token(t, "ann", aud, "notes:read notes:write", time.Now().Add(time.Hour))

@@ -4,12 +4,9 @@ import (
 	"context"
 	"net/http"
 	"time"
-)
 
-// Paths of the message transports in a connector binary.
-const (
-	SSEPath       = "/sse"
-	WebSocketPath = "/ws"
+	"github.com/mcpgen/mcpgen/internal/cmdline"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 )
 
 // streamOptions configure the HTTP+SSE and WebSocket transports
@@ -45,12 +42,12 @@ func (s *Server) streams() *MessageTransports {
 // SSEHandler returns the handler of the HTTP+SSE transport of 2024-11-05
 // (mount it at /sse), behind the same Host, Origin and token checks as
 // Handler.
-func (s *Server) SSEHandler() http.Handler { return s.protectPath(s.streams().SSE(), SSEPath) }
+func (s *Server) SSEHandler() http.Handler { return s.protectPath(s.streams().SSE(), httpedge.SSEPath) }
 
 // WebSocketHandler returns the handler of the WebSocket transport (mount
 // it at /ws), behind the same Host, Origin and token checks as Handler.
 func (s *Server) WebSocketHandler() http.Handler {
-	return s.protectPath(s.streams().WebSocket(), WebSocketPath)
+	return s.protectPath(s.streams().WebSocket(), httpedge.WebSocketPath)
 }
 
 // protectPath is protect for the endpoint at path: with auth, its
@@ -72,7 +69,7 @@ func (s *Server) mountStreams(mux *http.ServeMux, gate *drainGate) []string {
 	var paths []string
 	if !s.opts.streams.noSSE && !s.opts.stateless {
 		h := s.SSEHandler()
-		mux.HandleFunc(SSEPath, func(w http.ResponseWriter, r *http.Request) {
+		mux.HandleFunc(httpedge.SSEPath, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
 				if !gate.enter() {
 					s.refuseDraining(w, r)
@@ -82,11 +79,11 @@ func (s *Server) mountStreams(mux *http.ServeMux, gate *drainGate) []string {
 			}
 			h.ServeHTTP(w, r)
 		})
-		paths = append(paths, SSEPath)
+		paths = append(paths, httpedge.SSEPath)
 	}
 	if !s.opts.streams.noWebSocket {
-		mux.Handle(WebSocketPath, s.WebSocketHandler())
-		paths = append(paths, WebSocketPath)
+		mux.Handle(httpedge.WebSocketPath, s.WebSocketHandler())
+		paths = append(paths, httpedge.WebSocketPath)
 	}
 	return paths
 }
@@ -118,7 +115,7 @@ func (s *Server) endStreams() int {
 
 // streamFlags declares the flags that turn the message transports on and
 // off.
-func streamFlags(c *cmdline) func() []Option {
+func streamFlags(c *cmdline.Set) func() []Option {
 	sse := c.Bool("sse", "MCPGEN_SSE", true,
 		"also serve the HTTP+SSE transport of 2024-11-05 at /sse, for clients configured\nwith \"sse\" (--sse=false turns it off; off with --stateless)")
 	ws := c.Bool("ws", "MCPGEN_WS", true,

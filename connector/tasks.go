@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,9 +36,9 @@ const (
 	TaskRequired
 )
 
-// TasksExtension is the name of the MCP tasks extension (SEP-2663), in
+// tasksExtension is the name of the MCP tasks extension (SEP-2663), in
 // capabilities.extensions of server/discover and of a client's request.
-const TasksExtension = "io.modelcontextprotocol/tasks"
+const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // Defaults of tasks: how long a task's record lasts, how often a client
 // is asked to poll, and how long a task's record vouches for the replica
@@ -160,7 +161,7 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pass := func() {
-		r.Body, r.ContentLength = readBody(body), int64(len(body))
+		r.Body, r.ContentLength = httpedge.NewBody(body), int64(len(body))
 		tr.next.ServeHTTP(w, r)
 	}
 	var req taskRequest
@@ -220,16 +221,16 @@ func declaresTasks(meta mcp.Meta) bool {
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
 	json.Unmarshal(b, &caps)
-	_, ok := caps.Extensions[TasksExtension]
+	_, ok := caps.Extensions[tasksExtension]
 	return ok
 }
 
 // missingTasks is -32021 naming the tasks extension.
 func missingTasks(why string) error {
 	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{
-		"extensions": map[string]any{TasksExtension: struct{}{}}}})
+		"extensions": map[string]any{tasksExtension: struct{}{}}}})
 	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities,
-		Message: "Missing required client capability: " + why + "; declare the extension " + TasksExtension, Data: data}
+		Message: "Missing required client capability: " + why + "; declare the extension " + tasksExtension, Data: data}
 }
 
 // subject is the authenticated caller of r, "" without auth.

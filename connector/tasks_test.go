@@ -14,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen"
 	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -53,8 +54,8 @@ func taskPost(t *testing.T, url, token, method, name, params string) (int, map[s
 // cancel does not end it. It also checks that mcpgen.Progress in a task
 // sets the task's statusMessage.
 func TestTaskVisibleOnlyToItsSubject(t *testing.T) {
-	verify := func(_ context.Context, token string, _ *http.Request) (*connector.Identity, error) {
-		return &connector.Identity{Subject: token, Expiry: time.Now().Add(time.Minute)}, nil
+	verify := func(_ context.Context, token string, _ *http.Request) (*authgate.Identity, error) {
+		return &authgate.Identity{Subject: token, Expiry: time.Now().Add(time.Minute)}, nil
 	}
 	release, started := make(chan struct{}), make(chan struct{}, 1)
 	defer close(release)
@@ -70,7 +71,7 @@ func TestTaskVisibleOnlyToItsSubject(t *testing.T) {
 			}
 			return "the report", nil
 		}})
-	base, _ := serveAuth(t, app, connector.Auth{Issuer: "https://as.example.com", Verifier: verify})
+	base, _ := serveAuth(t, app, authgate.Auth{Issuer: "https://as.example.com", Verifier: verify})
 	url := base + "/mcp"
 
 	status, created := taskPost(t, url, "alice", "tools/call", "report", `"name":"report","arguments":{}`)
@@ -120,8 +121,8 @@ func TestTasksAcrossServers(t *testing.T) {
 }
 
 func testTasksAcrossServers(t *testing.T, open func() store.Store) {
-	verify := func(_ context.Context, token string, _ *http.Request) (*connector.Identity, error) {
-		return &connector.Identity{Subject: token, Expiry: time.Now().Add(time.Minute)}, nil
+	verify := func(_ context.Context, token string, _ *http.Request) (*authgate.Identity, error) {
+		return &authgate.Identity{Subject: token, Expiry: time.Now().Add(time.Minute)}, nil
 	}
 	started, ended := make(chan struct{}, 1), make(chan error, 1)
 	app := func() *connector.App {
@@ -154,8 +155,8 @@ func testTasksAcrossServers(t *testing.T, open func() store.Store) {
 		return a
 	}
 	stA, stB := open(), open()
-	baseA, _ := serveAuth(t, app(), connector.Auth{Issuer: "https://as.example.com", Verifier: verify}, connector.WithStore(stA))
-	baseB, _ := serveAuth(t, app(), connector.Auth{Issuer: "https://as.example.com", Verifier: verify}, connector.WithStore(stB))
+	baseA, _ := serveAuth(t, app(), authgate.Auth{Issuer: "https://as.example.com", Verifier: verify}, connector.WithStore(stA))
+	baseB, _ := serveAuth(t, app(), authgate.Auth{Issuer: "https://as.example.com", Verifier: verify}, connector.WithStore(stB))
 	a, b := baseA+"/mcp", baseB+"/mcp"
 	get := func(id string) map[string]any {
 		t.Helper()

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/toolname"
 	"github.com/mcpgen/mcpgen/internal/wire"
 )
@@ -146,7 +147,7 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 	}
 	meta := mcp.Meta{}
 	if len(d.Scopes) > 0 {
-		meta[ScopesMetaKey] = d.Scopes
+		meta[authgate.ScopesMetaKey] = d.Scopes
 	}
 	if t.explicit {
 		meta["anthropic/maxResultSizeChars"] = t.maxChars

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/connector/oauth"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/cmdline"
 	"github.com/mcpgen/mcpgen/internal/dev"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
@@ -111,7 +113,7 @@ func runDev(c *ucli.Context) error {
 // devAuth reads the auth flags of mcpgen dev: the same as a connector
 // binary's, checked the same way (an auth flag without --auth-issuer is a
 // mistake, not "no auth").
-func devAuth(c *ucli.Context) (*connector.Auth, error) {
+func devAuth(c *ucli.Context) (*authgate.Auth, error) {
 	if c.String("rate-limit") != "" {
 		if _, err := ratespec.ParseRate(c.String("rate-limit")); err != nil {
 			return nil, usagef("--rate-limit: %v", err)
@@ -126,7 +128,7 @@ func devAuth(c *ucli.Context) (*connector.Auth, error) {
 		}
 		return nil, nil
 	}
-	a := &connector.Auth{
+	a := &authgate.Auth{
 		Issuer:           issuer,
 		Audience:         c.String("auth-audience"),
 		IntrospectionURL: c.String("auth-introspection"),
@@ -174,7 +176,7 @@ func devAuthUpstream(c *ucli.Context, issuer bool) (*connector.AuthUpstream, err
 	if _, err := authserver.ParseUpstream(name); err != nil {
 		return nil, usagef("%v", err)
 	}
-	secret, err := connector.ReadSecretFlag("--auth-client-secret", c.String("auth-client-secret"))
+	secret, err := cmdline.ReadSecret("--auth-client-secret", c.String("auth-client-secret"))
 	if err != nil {
 		return nil, usagef("%v", err)
 	}

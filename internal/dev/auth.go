@@ -14,10 +14,12 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/devlink"
 )
 
 // Authorization in mcpgen dev: the front checks the host's bearer token
-// exactly as a built connector would (the same connector.AuthGate: 401 with
+// exactly as a built connector would (the same authgate.Gate: 401 with
 // the metadata challenge, 403 for missing scopes, sessions bound to the
 // subject), then forwards each call to the connector with the verified
 // identity in a header. The connector trusts that header only with this
@@ -39,7 +41,7 @@ func (r *runner) newGate(addr string) error {
 		public = "http://" + addr
 	}
 	logger := slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	var a connector.Auth
+	var a authgate.Auth
 	if r.opts.AuthUpstream != nil {
 		as, sa, err := connector.NewAuthServer(connector.AuthServerConfig{Upstream: *r.opts.AuthUpstream, PublicURL: public,
 			Name: filepath.Base(r.dir), Store: store.NewMemory(store.MemoryOptions{}), Logger: logger, Declared: r.front.declaredScopes})
@@ -50,7 +52,7 @@ func (r *runner) newGate(addr string) error {
 	} else {
 		a = *r.opts.Auth
 	}
-	g, err := connector.NewAuthGate(connector.AuthGateConfig{
+	g, err := authgate.New(authgate.Config{
 		Auth:      a,
 		PublicURL: public,
 		Name:      filepath.Base(r.dir),
@@ -73,7 +75,7 @@ type identityKey struct{}
 type addrKey struct{}
 
 // ownKey marks the context of the front's own requests to the connector
-// (connector.DevOwnHeader): those made for no host request.
+// (devlink.OwnHeader): those made for no host request.
 type ownKey struct{}
 
 // own returns ctx marked as the front's own.
@@ -81,18 +83,18 @@ func own(ctx context.Context) context.Context { return context.WithValue(ctx, ow
 
 // forwarding returns ctx carrying the caller of the host request req: its
 // verified identity, and its address (which handler put in
-// connector.DevCallerAddrHeader).
+// devlink.CallerAddrHeader).
 func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 	if extra == nil {
 		return ctx
 	}
-	if a := extra.Header.Get(connector.DevCallerAddrHeader); a != "" {
+	if a := extra.Header.Get(devlink.CallerAddrHeader); a != "" {
 		ctx = context.WithValue(ctx, addrKey{}, a)
 	}
 	if extra.TokenInfo == nil {
 		return ctx
 	}
-	id := connector.IdentityOf(extra.TokenInfo)
+	id := authgate.FromTokenInfo(extra.TokenInfo)
 	if id == nil {
 		return ctx
 	}
@@ -110,15 +112,15 @@ type frontTransport struct {
 
 func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	req.Header.Set(connector.DevKeyHeader, t.key)
-	if id, ok := req.Context().Value(identityKey{}).(*connector.Identity); ok {
-		req.Header.Set(connector.DevIdentityHeader, connector.EncodeDevIdentity(id))
+	req.Header.Set(devlink.KeyHeader, t.key)
+	if id, ok := req.Context().Value(identityKey{}).(*authgate.Identity); ok {
+		req.Header.Set(devlink.IdentityHeader, devlink.EncodeIdentity(id))
 	}
 	if a, ok := req.Context().Value(addrKey{}).(string); ok {
-		req.Header.Set(connector.DevCallerAddrHeader, a)
+		req.Header.Set(devlink.CallerAddrHeader, a)
 	}
 	if req.Context().Value(ownKey{}) != nil {
-		req.Header.Set(connector.DevOwnHeader, "1")
+		req.Header.Set(devlink.OwnHeader, "1")
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err == nil {
@@ -223,7 +225,7 @@ func (f *front) declaredScopes() []string {
 }
 
 func metaScopes(m mcp.Meta) []string {
-	list, _ := m[connector.ScopesMetaKey].([]any)
+	list, _ := m[authgate.ScopesMetaKey].([]any)
 	var out []string
 	for _, v := range list {
 		if s, ok := v.(string); ok {

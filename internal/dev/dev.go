@@ -28,6 +28,8 @@ import (
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/generator/lint"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 	"github.com/mcpgen/mcpgen/internal/ratespec"
 )
@@ -69,7 +71,7 @@ type Options struct {
 	// the caller's identity to the connector. PublicURL names the resource
 	// (default: the front's own URL); RateLimit is the connector's
 	// --rate-limit.
-	Auth *connector.Auth
+	Auth *authgate.Auth
 	// AuthUpstream, instead of Auth, makes the front the authorization
 	// server in front of an upstream identity provider, like a built
 	// connector with --auth-upstream (its state in memory for the run).
@@ -133,8 +135,8 @@ type runner struct {
 	dir      string
 	out      *term
 	front    *front
-	gate     *connector.AuthGate // nil without Options.Auth
-	asrv     *authserver.Server  // nil without Options.AuthUpstream
+	gate     *authgate.Gate     // nil without Options.Auth
+	asrv     *authserver.Server // nil without Options.AuthUpstream
 	evs      chan event
 	tmp      string
 	views    Views
@@ -211,7 +213,7 @@ func newRunner(opts Options) (*runner, error) {
 	// the host-facing client's address for per-caller limits) only with
 	// this run's key.
 	r.front.key = newDevKey()
-	r.opts.Env = append(slices.Clip(r.opts.Env), connector.DevFrontKeyEnv+"="+r.front.key)
+	r.opts.Env = append(slices.Clip(r.opts.Env), devlink.KeyEnv+"="+r.front.key)
 	if opts.RateLimit != "" {
 		if _, err := ratespec.ParseRate(opts.RateLimit); err != nil {
 			return nil, fmt.Errorf("--rate-limit: %v", err)

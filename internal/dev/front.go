@@ -267,7 +267,7 @@ func connectForHost(ctx context.Context, c *conn, host *mcp.ServerSession, l *ho
 	// The session outlives the host request that opened it, and the SDK
 	// keeps the connect context's values for the session's lifetime: a
 	// clean context keeps that request's identity out of later messages.
-	// Its set-up is the front's own (connector.DevOwnHeader): left out of
+	// Its set-up is the front's own (devlink.OwnHeader): left out of
 	// the connector's request log.
 	cctx, cancel := context.WithTimeout(own(context.Background()), 15*time.Second)
 	defer cancel()

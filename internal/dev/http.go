@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/devlink"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
@@ -36,16 +38,16 @@ func (r *runner) handler() http.Handler {
 	}
 	if r.gate != nil {
 		// /sse and /ws are resources of their own, with their own
-		// metadata (see connector.AuthGate.ForPath).
-		sseGate, wsGate := r.gate.ForPath(connector.SSEPath), r.gate.ForPath(connector.WebSocketPath)
+		// metadata (see authgate.Gate.ForPath).
+		sseGate, wsGate := r.gate.ForPath(httpedge.SSEPath), r.gate.ForPath(httpedge.WebSocketPath)
 		mcpH, sseH, wsH = r.gate.Wrap(mcpH), sseGate.Wrap(sseH), wsGate.Wrap(wsH)
 		r.gate.Mount(mux)
 		sseGate.Mount(mux)
 		wsGate.Mount(mux)
 	}
 	mux.Handle("/mcp", r.guard(mcpH))
-	mux.Handle(connector.SSEPath, r.guard(sseH))
-	mux.Handle(connector.WebSocketPath, r.guard(wsH))
+	mux.Handle(httpedge.SSEPath, r.guard(sseH))
+	mux.Handle(httpedge.WebSocketPath, r.guard(wsH))
 	// Everything else is the inspector, which checks Host and Origin itself.
 	mux.Handle("/", r.insp)
 	return mux
@@ -83,7 +85,7 @@ func (r *runner) guard(next http.Handler) http.Handler {
 		if err != nil {
 			addr = req.RemoteAddr
 		}
-		req.Header.Set(connector.DevCallerAddrHeader, addr)
+		req.Header.Set(devlink.CallerAddrHeader, addr)
 		next.ServeHTTP(w, req)
 	})
 }

@@ -200,3 +200,9 @@ func CallerAddr(next http.Handler, proxies []netip.Prefix) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// Paths of the message transports in a connector binary, beside /mcp.
+const (
+	SSEPath       = "/sse"
+	WebSocketPath = "/ws"
+)

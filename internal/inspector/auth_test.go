@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
@@ -26,13 +26,13 @@ import (
 func TestInspectorSignIn(t *testing.T) {
 	srv := echoServer(t)
 	tokens := map[string][]string{"tok-read": {"read"}}
-	gate, err := connector.NewAuthGate(connector.AuthGateConfig{
-		Auth: connector.Auth{Issuer: "https://issuer.example.test", Verifier: func(_ context.Context, token string, _ *http.Request) (*connector.Identity, error) {
+	gate, err := authgate.New(authgate.Config{
+		Auth: authgate.Auth{Issuer: "https://issuer.example.test", Verifier: func(_ context.Context, token string, _ *http.Request) (*authgate.Identity, error) {
 			scopes, ok := tokens[token]
 			if !ok {
 				return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 			}
-			return &connector.Identity{Subject: "ada", Scopes: scopes}, nil
+			return &authgate.Identity{Subject: "ada", Scopes: scopes}, nil
 		}},
 		PublicURL: "http://127.0.0.1",
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

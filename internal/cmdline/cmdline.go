@@ -1,4 +1,7 @@
-package connector
+// Package cmdline turns a connector binary's command line and environment
+// into flag values: a flag given on the command line wins over its MCPGEN_
+// variable, which wins over the default.
+package cmdline
 
 import (
 	"flag"
@@ -10,7 +13,7 @@ import (
 	"time"
 )
 
-// cmdline is a connector binary's flag set in which a flag may also be
+// Set is a connector binary's flag set in which a flag may also be
 // set from an environment variable: a flag given on the command line wins
 // over its variable, which wins over the default. Platforms that run
 // containers configure programs through the environment; people at a
@@ -19,7 +22,7 @@ import (
 // Flags are declared in blocks, one per concern (serving, deployment,
 // protocol, auth), each a function taking the cmdline and returning what
 // it parsed; see Run.
-type cmdline struct {
+type Set struct {
 	fs      *flag.FlagSet
 	lookup  func(string) (string, bool)
 	env     []envFlag         // in declaration order
@@ -28,18 +31,18 @@ type cmdline struct {
 
 type envFlag struct{ flag, env string }
 
-func newCmdline(name string, stderr io.Writer, lookup func(string) (string, bool)) *cmdline {
+func New(name string, stderr io.Writer, lookup func(string) (string, bool)) *Set {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	return &cmdline{fs: fs, lookup: lookup, fromEnv: map[string]string{}}
+	return &Set{fs: fs, lookup: lookup, fromEnv: map[string]string{}}
 }
 
 // Var declares a flag whose value may also come from the environment
 // variable env ("" for a flag without one).
-func (c *cmdline) Var(v flag.Value, name, env, usage string) {
+func (c *Set) Var(v flag.Value, name, env, usage string) {
 	if env != "" {
 		usage += " [$" + env + "]"
 		c.env = append(c.env, envFlag{name, env})
@@ -48,7 +51,7 @@ func (c *cmdline) Var(v flag.Value, name, env, usage string) {
 }
 
 // String declares a string flag.
-func (c *cmdline) String(name, env, def, usage string) *string {
+func (c *Set) String(name, env, def, usage string) *string {
 	p := new(string)
 	*p = def
 	c.Var((*stringValue)(p), name, env, usage)
@@ -57,7 +60,7 @@ func (c *cmdline) String(name, env, def, usage string) *string {
 
 // Bool declares a boolean flag; its variable takes strconv.ParseBool's
 // spellings (1, true, 0, false ...).
-func (c *cmdline) Bool(name, env string, def bool, usage string) *bool {
+func (c *Set) Bool(name, env string, def bool, usage string) *bool {
 	p := new(bool)
 	*p = def
 	c.Var((*boolValue)(p), name, env, usage)
@@ -65,7 +68,7 @@ func (c *cmdline) Bool(name, env string, def bool, usage string) *bool {
 }
 
 // Duration declares a duration flag ("25s", "1m30s").
-func (c *cmdline) Duration(name, env string, def time.Duration, usage string) *time.Duration {
+func (c *Set) Duration(name, env string, def time.Duration, usage string) *time.Duration {
 	p := new(time.Duration)
 	*p = def
 	c.Var((*durationValue)(p), name, env, usage)
@@ -73,7 +76,7 @@ func (c *cmdline) Duration(name, env string, def time.Duration, usage string) *t
 }
 
 // Int declares an integer flag.
-func (c *cmdline) Int(name, env string, def int, usage string) *int {
+func (c *Set) Int(name, env string, def int, usage string) *int {
 	p := new(int)
 	*p = def
 	c.Var((*intValue)(p), name, env, usage)
@@ -84,7 +87,7 @@ func (c *cmdline) Int(name, env string, def int, usage string) *int {
 // values (--allow-host a.example --allow-host b.example, or
 // MCPGEN_ALLOW_HOST=a.example,b.example). Values given on the command line
 // replace those of the variable.
-func (c *cmdline) List(name, env, usage string) *[]string {
+func (c *Set) List(name, env, usage string) *[]string {
 	p := new([]string)
 	c.Var((*listValue)(p), name, env, usage)
 	return p
@@ -93,7 +96,7 @@ func (c *cmdline) List(name, env, usage string) *[]string {
 // Parse parses args, then sets every flag not given on the command line
 // from its environment variable when that is set (even to ""). An invalid
 // value names the variable that carried it.
-func (c *cmdline) Parse(args []string) error {
+func (c *Set) Parse(args []string) error {
 	if err := c.fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,7 +123,7 @@ func (c *cmdline) Parse(args []string) error {
 // PrintDefaults prints the flags as the flag package does, but spelled
 // the way the documentation and the usage line spell them: --addr, not
 // -addr (the flag package accepts both).
-func (c *cmdline) PrintDefaults() {
+func (c *Set) PrintDefaults() {
 	var b strings.Builder
 	out := c.fs.Output()
 	c.fs.SetOutput(&b)
@@ -136,7 +139,7 @@ func (c *cmdline) PrintDefaults() {
 
 // IsSet reports whether flag name was given on the command line or by its
 // environment variable.
-func (c *cmdline) IsSet(name string) bool {
+func (c *Set) IsSet(name string) bool {
 	if _, ok := c.fromEnv[name]; ok {
 		return true
 	}
@@ -206,3 +209,24 @@ func (l *listValue) String() string {
 	}
 	return strings.Join(*l, ",")
 }
+
+// ReadSecret returns the value of a secret flag such as
+// --auth-client-secret: the value itself, or with @FILE the content of
+// FILE without its final line break.
+func ReadSecret(flag, v string) (string, error) {
+	name, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return v, nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", flag, err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// Lookup reads an environment variable the way the set does.
+func (c *Set) Lookup(name string) (string, bool) { return c.lookup(name) }
+
+// Flags is the underlying flag set (its usage function and arguments).
+func (c *Set) Flags() *flag.FlagSet { return c.fs }
