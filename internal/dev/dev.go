@@ -27,6 +27,7 @@ import (
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
 	"github.com/mcpgen/mcpgen/generator/lint"
+	"github.com/mcpgen/mcpgen/internal/dev/watch"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
@@ -299,7 +300,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	}
 
 	// Watch before the first build, so edits made during it are not lost.
-	wa, err := newWatcher(r.dir)
+	wa, err := watch.New(r.dir)
 	if err != nil {
 		return fmt.Errorf("watching %s: %w", r.dir, err)
 	}
@@ -307,8 +308,8 @@ func (r *runner) run(ctx context.Context) (err error) {
 	defer r.shutdown(hs)
 
 	r.out.banner(r.dir)
-	r.rebuildViews(ctx, batch{kind: changeView}, true)
-	first := r.startBuild(ctx, batch{kind: changeGo})
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View}, true)
+	first := r.startBuild(ctx, watch.Batch{Kind: watch.Go})
 	r.finishBuild(ctx, first, <-first.done)
 	r.front.firstBuildDone()
 	if ctx.Err() != nil {
@@ -322,7 +323,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	var (
 		restart <-chan time.Time
 		job     *buildJob // the build running, if any
-		queued  *batch    // Go changes that arrived while it ran
+		queued  *watch.Batch    // Go changes that arrived while it ran
 	)
 	defer func() {
 		if job != nil {
@@ -341,33 +342,33 @@ func (r *runner) run(ctx context.Context) (err error) {
 			if queued != nil {
 				// Superseded: build again with every change since.
 				j.cancel()
-				nb := merge(j.b, *queued)
+				nb := watch.Merge(j.b, *queued)
 				queued = nil
 				job = r.startBuild(ctx, nb)
 				continue
 			}
 			r.finishBuild(ctx, j, diags)
-		case b, ok := <-wa.out:
+		case b, ok := <-wa.Batches():
 			if !ok {
 				return errors.New("file watcher stopped")
 			}
 			// Take whatever else is already queued, so a burst costs one build.
 			for more := true; more; {
 				select {
-				case nb := <-wa.out:
-					b = merge(b, nb)
+				case nb := <-wa.Batches():
+					b = watch.Merge(b, nb)
 				default:
 					more = false
 				}
 			}
-			if b.kind&changeView != 0 {
+			if b.Kind&watch.View != 0 {
 				// A view that appears or disappears can fix or break a
 				// tool's ui= link, which only the generator checks.
 				if r.rebuildViews(ctx, b, false) {
-					b.kind |= changeGo
+					b.Kind |= watch.Go
 				}
 			}
-			if b.kind&changeGo != 0 {
+			if b.Kind&watch.Go != 0 {
 				switch {
 				case job == nil:
 					job = r.startBuild(ctx, b)
@@ -376,13 +377,13 @@ func (r *runner) run(ctx context.Context) (err error) {
 					nb := b
 					queued = &nb
 				default:
-					nb := merge(*queued, b)
+					nb := watch.Merge(*queued, b)
 					queued = &nb
 				}
 			}
 		case res := <-r.typeDone():
 			r.typesChecked(ctx, res)
-		case err := <-wa.err:
+		case err := <-wa.Errors():
 			r.out.warn("file watcher: %v", err)
 		case e := <-r.evs:
 			r.mu.Lock()
@@ -479,29 +480,15 @@ func viewNames(views []ir.View) []string {
 	return names
 }
 
-func merge(a, b batch) batch {
-	a.kind |= b.kind
-	seen := map[string]bool{}
-	for _, f := range a.files {
-		seen[f] = true
-	}
-	for _, f := range b.files {
-		if !seen[f] {
-			a.files = append(a.files, f)
-		}
-	}
-	return a
-}
-
 // rebuildViews rebundles the views and swaps them in the front. It reports
 // whether the set of view names changed.
-func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesChanged bool) {
+func (r *runner) rebuildViews(ctx context.Context, b watch.Batch, first bool) (namesChanged bool) {
 	start := time.Now()
 	if r.views == nil {
 		v, err := r.opts.Views(r.dir)
 		if err != nil {
 			r.out.fail("views: %v", err)
-			r.report("views", b.files, false, start)
+			r.report("views", b.Files, false, start)
 			return
 		}
 		r.views = v
@@ -515,10 +502,10 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 	views, diags := r.views.Rebuild(ctx)
 	r.publish("views", diags)
 	if diags.HasErrors() {
-		r.out.changed(b.files)
+		r.out.changed(b.Files)
 		r.out.diags(diags)
 		r.out.fail("views not rebuilt; still serving the last good bundle")
-		r.report("views", b.files, false, start)
+		r.report("views", b.Files, false, start)
 		return
 	}
 	before := viewNames(r.front.currentViews())
@@ -539,12 +526,12 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 	if first {
 		r.out.views(views, time.Since(start))
 	} else {
-		r.out.changed(b.files)
+		r.out.changed(b.Files)
 		r.out.viewSwap(views, before, old, ch, time.Since(start))
 	}
-	r.report("views", b.files, true, start)
+	r.report("views", b.Files, true, start)
 	if !first {
-		if b.kind&changeGo != 0 || namesChanged {
+		if b.Kind&watch.Go != 0 || namesChanged {
 			// A Go build follows and regenerates ui/mcpgen.d.ts: checking
 			// the views against the old declarations now would report
 			// errors the build is about to fix. The build runs the check.
@@ -559,7 +546,7 @@ func (r *runner) rebuildViews(ctx context.Context, b batch, first bool) (namesCh
 // buildJob is one build of the connector, running in the background so
 // that view edits are served meanwhile and a newer Go edit can cancel it.
 type buildJob struct {
-	b      batch
+	b      watch.Batch
 	bin    string
 	start  time.Time
 	cancel context.CancelFunc
@@ -567,9 +554,9 @@ type buildJob struct {
 }
 
 // startBuild starts building the connector for the changes in b.
-func (r *runner) startBuild(ctx context.Context, b batch) *buildJob {
-	if len(b.files) > 0 {
-		r.out.changed(b.files)
+func (r *runner) startBuild(ctx context.Context, b watch.Batch) *buildJob {
+	if len(b.Files) > 0 {
+		r.out.changed(b.Files)
 	}
 	r.gen++
 	r.building = true
@@ -634,7 +621,7 @@ func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) 
 		} else {
 			r.out.fail("build failed; fix the errors above and save")
 		}
-		r.report("go", j.b.files, false, j.start)
+		r.report("go", j.b.Files, false, j.start)
 		return
 	}
 	if diags = r.quietLint(diags); len(diags) > 0 {
@@ -644,7 +631,7 @@ func (r *runner) finishBuild(ctx context.Context, j *buildJob, diags diag.List) 
 	if p, ok := r.opts.Builder.(interface{ Phases() string }); ok {
 		r.phases = p.Phases()
 	}
-	if r.start(ctx, j.bin, "go", j.b.files, j.start, built) {
+	if r.start(ctx, j.bin, "go", j.b.Files, j.start, built) {
 		r.removeOldBinaries(j.bin)
 	}
 	// Generation rewrote ui/mcpgen.d.ts: the views may no longer fit.

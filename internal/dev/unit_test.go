@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,41 +12,9 @@ import (
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/dev/watch"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
-
-func TestClassify(t *testing.T) {
-	for rel, want := range map[string]changeKind{
-		"main.go":                 changeGo,
-		"internal/orders/db.go":   changeGo,
-		"go.mod":                  changeGo,
-		"go.sum":                  changeGo,
-		"mcpgen.json":             changeGo,
-		"sub/mcpgen.json":         changeNone,
-		"ui/card.tsx":             changeView,
-		"ui/card/index.tsx":       changeView,
-		"ui/card.css":             changeView,
-		"ui/lib/format.ts":        changeView,
-		"mcpgen_gen.go":           changeNone,
-		"mcpgen_views_gen.go":     changeNone,
-		"ui/mcpgen.d.ts":          changeNone,
-		"main.go~":                changeNone,
-		".main.go.swp":            changeNone,
-		"ui/.card.tsx.swp":        changeNone,
-		"4913":                    changeNone,
-		".#main.go":               changeNone,
-		"node_modules/react/x.js": changeNone,
-		".git/index":              changeNone,
-		"testdata/x.go":           changeNone,
-		"README.md":               changeNone,
-		"hello_test.go":           changeNone,
-		"ui/README.md":            changeNone,
-	} {
-		if got := classify(filepath.FromSlash(rel)); got != want {
-			t.Errorf("classify(%q) = %v, want %v", rel, got, want)
-		}
-	}
-}
 
 func TestHostAllowed(t *testing.T) {
 	allow := []string{"abc.trycloudflare.com", "*.example.com"}
@@ -138,74 +105,6 @@ func TestSkeleton(t *testing.T) {
 	}
 }
 
-// TestWatcher drives the real watcher with file operations: a burst is one
-// batch, a directory created later is watched, and editor droppings and
-// generated files are ignored.
-func TestWatcher(t *testing.T) {
-	dir := t.TempDir()
-	write := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module x\n")
-	wa, err := newWatcher(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wa.Close()
-	// expect reads batches until it has seen exactly the files want (a
-	// slow machine may split one save into two batches).
-	expect := func(kind changeKind, want ...string) {
-		t.Helper()
-		seen := map[string]bool{}
-		for len(seen) < len(want) {
-			select {
-			case b := <-wa.out:
-				if b.kind != kind {
-					t.Fatalf("batch %+v, want kind %v", b, kind)
-				}
-				for _, f := range b.files {
-					if !slices.Contains(want, f) {
-						t.Fatalf("batch %+v has %s, want only %v", b, f, want)
-					}
-					seen[f] = true
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("no batch with %v", want)
-			}
-		}
-	}
-
-	// One save as editors do it: a temp file, a backup, the file itself.
-	write("4913", "")
-	write("main.go~", "old")
-	write(".main.go.swp", "swap")
-	write("mcpgen_gen.go", "package main")
-	write("main.go", "package main")
-	write("main.go", "package main\n")
-	expect(changeGo, "main.go")
-
-	// A new directory and a file in it, then a view.
-	write("orders/orders.go", "package orders")
-	expect(changeGo, "orders/orders.go")
-	write("ui/card.tsx", "export default 1")
-	expect(changeView, "ui/card.tsx")
-	write("node_modules/react/index.js", "")
-	write("ui/mcpgen.d.ts", "")
-	write("main_test.go", "package main")
-	select {
-	case b := <-wa.out:
-		t.Fatalf("unexpected batch %+v", b)
-	case <-time.After(300 * time.Millisecond):
-	}
-}
-
 // TestTypeCheckWaitsForDeclarations: views saved together with Go are not
 // type-checked until the Go build, which regenerates ui/mcpgen.d.ts, has
 // ended (against the old declarations tsc would report errors the build is
@@ -246,16 +145,16 @@ func TestTypeCheckWaitsForDeclarations(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r.rebuildViews(ctx, batch{kind: changeView}, true)
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View}, true)
 
 	// A view and Go saved together: the views are swapped in, the check
 	// waits for the build.
-	r.rebuildViews(ctx, batch{kind: changeView | changeGo, files: []string{"main.go", "ui/card.tsx"}}, false)
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View | watch.Go, Files: []string{"main.go", "ui/card.tsx"}}, false)
 	if r.types.busy {
 		t.Fatal("the views' type check started before the Go build that regenerates ui/mcpgen.d.ts")
 	}
 	// The build ends (here failing): the check runs now.
-	r.startBuild(ctx, batch{kind: changeGo}).cancel()
+	r.startBuild(ctx, watch.Batch{Kind: watch.Go}).cancel()
 	if r.checkTypes(ctx); r.types.busy {
 		t.Fatal("a type check started while a Go build runs")
 	}
@@ -270,7 +169,7 @@ func TestTypeCheckWaitsForDeclarations(t *testing.T) {
 	r.types.busy = false
 
 	// A view alone: checked at once.
-	r.rebuildViews(ctx, batch{kind: changeView, files: []string{"ui/card.tsx"}}, false)
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View, Files: []string{"ui/card.tsx"}}, false)
 	if !r.types.busy {
 		t.Fatal("a view saved alone was not type-checked")
 	}
