@@ -8,30 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/dev/front"
 	"github.com/mcpgen/mcpgen/internal/dev/watch"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
-
-func TestHostAllowed(t *testing.T) {
-	allow := []string{"abc.trycloudflare.com", "*.example.com"}
-	for host, want := range map[string]bool{
-		"localhost": true, "127.0.0.1": true, "::1": true, "app.localhost": true,
-		"abc.trycloudflare.com": true, "ABC.trycloudflare.com.": true,
-		"dev.example.com": true, "example.com": false,
-		"evil.com": false, "abc.trycloudflare.com.evil.com": false, "10.0.0.5": false,
-	} {
-		if got := hostAllowed(host, allow); got != want {
-			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
-		}
-	}
-	if got := hostOnly("[::1]:8080"); got != "::1" {
-		t.Errorf("hostOnly = %q", got)
-	}
-}
 
 func TestRequires(t *testing.T) {
 	block := "module x\n\nrequire (\n\tgithub.com/mcpgen/mcpgen v0.1.0\n\tgithub.com/y v1.0.0\n)\n"
@@ -56,32 +38,6 @@ func TestParseGoErrors(t *testing.T) {
 	all.Errorf(diag.Pos{File: "/p/hello.go", Line: 17, Col: 38}, "go", "", "undefined: undefinedThing")
 	if d := dedupe("/p", all); len(d) != 1 || d[0].Pos.Line != 17 {
 		t.Errorf("dedupe kept %v", d)
-	}
-}
-
-func TestRelink(t *testing.T) {
-	f := newFront("t", "dev", make(chan event, 1))
-	f.views["card"] = ir.View{Name: "card", URI: "ui://card/new"}
-	in := &mcp.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}, Meta: mcp.Meta{
-		"ui":                    map[string]any{"resourceUri": "ui://card/old", "visibility": []any{"model"}},
-		"ui/resourceUri":        "ui://card/old",
-		"openai/outputTemplate": "ui://other/x",
-	}}
-	out := f.relink(in)
-	if got := out.Meta["ui"].(map[string]any)["resourceUri"]; got != "ui://card/new" {
-		t.Errorf("ui.resourceUri = %v", got)
-	}
-	if got := out.Meta["ui/resourceUri"]; got != "ui://card/new" {
-		t.Errorf("ui/resourceUri = %v", got)
-	}
-	if got := out.Meta["openai/outputTemplate"]; got != "ui://other/x" {
-		t.Errorf("an unknown view was relinked: %v", got)
-	}
-	if in.Meta["ui/resourceUri"] != "ui://card/old" {
-		t.Errorf("relink changed its input")
-	}
-	if !strings.Contains(jsonOf(out), "visibility") {
-		t.Errorf("relink dropped other _meta.ui keys: %s", jsonOf(out))
 	}
 }
 
@@ -218,7 +174,7 @@ func TestViewSwapLine(t *testing.T) {
 	} {
 		var out strings.Builder
 		tm := &term{w: &out, errw: &out}
-		tm.viewSwap(tc.views, tc.before, tc.old, changes{}, 17*time.Millisecond)
+		tm.viewSwap(tc.views, tc.before, tc.old, front.Changes{}, 17*time.Millisecond)
 		_, got, _ := strings.Cut(strings.TrimSpace(out.String()), " ")
 		if got != tc.want {
 			t.Errorf("%s: got %q\nwant %q", tc.name, got, tc.want)
