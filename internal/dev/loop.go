@@ -37,7 +37,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 		url = "http://" + displayAddr(ln.Addr()) + "/mcp"
 	}
 	if (r.opts.Auth != nil || r.opts.AuthUpstream != nil) && ln != nil {
-		err := r.front.Protect(front.Auth{Auth: r.opts.Auth, Upstream: r.opts.AuthUpstream, PublicURL: r.opts.PublicURL,
+		err := r.front.Protect(front.AuthConfig{Auth: r.opts.Auth, Upstream: r.opts.AuthUpstream, PublicURL: r.opts.PublicURL,
 			Addr: displayAddr(ln.Addr()), Name: filepath.Base(r.dir)})
 		if err != nil {
 			ln.Close()

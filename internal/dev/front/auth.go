@@ -35,8 +35,8 @@ func newDevKey() string {
 // forwards: the verified caller, the host-facing client's address.
 func (f *Front) Key() string { return f.key }
 
-// Auth configures Protect.
-type Auth struct {
+// AuthConfig configures Protect.
+type AuthConfig struct {
 	// Auth makes the front an OAuth resource server that verifies the
 	// host's tokens, like a built connector with --auth-issuer.
 	Auth *connector.Auth
@@ -54,7 +54,7 @@ type Auth struct {
 
 // Protect builds the front's auth gate once its address is known: without
 // a PublicURL the resource is the front's own URL. Call it before Handler.
-func (f *Front) Protect(cfg Auth) error {
+func (f *Front) Protect(cfg AuthConfig) error {
 	public := cfg.PublicURL
 	if public == "" {
 		public = "http://" + cfg.Addr
