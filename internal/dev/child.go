@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// child is one running connector process, serving Streamable HTTP on a
+// child is one running connector process (the front's Process), serving Streamable HTTP on a
 // private loopback port. It runs in its own process group, so stopping it
 // also stops anything it started, and it dies with mcpgen dev (Pdeathsig).
 type child struct {
@@ -67,7 +67,7 @@ func startChild(bin, dir string, env []string, log io.Writer) (*child, error) {
 				c.tail = c.tail[len(c.tail)-20:]
 			}
 			c.mu.Unlock()
-			if strings.HasSuffix(line, " at "+c.url()) {
+			if strings.HasSuffix(line, " at "+c.URL()) {
 				// The connector announcing its private address: hosts must
 				// connect to the front, or lose their session on reload.
 				continue
@@ -94,8 +94,8 @@ func freeAddr() (string, error) {
 	return addr, nil
 }
 
-// url is the child's MCP endpoint.
-func (c *child) url() string { return "http://" + c.addr + "/mcp" }
+// URL is the child's MCP endpoint.
+func (c *child) URL() string { return "http://" + c.addr + "/mcp" }
 
 // exited reports whether the process has exited.
 func (c *child) exited() bool {
@@ -107,22 +107,28 @@ func (c *child) exited() bool {
 	}
 }
 
-// expected reports whether the exit was asked for (stop), as opposed to a crash.
-func (c *child) expected() bool {
+// Done is closed when the process has exited.
+func (c *child) Done() <-chan struct{} { return c.done }
+
+// ExitStatus describes how the process exited, once it has.
+func (c *child) ExitStatus() string { return exitText(c.err) }
+
+// Expected reports whether the exit was asked for (Stop), as opposed to a crash.
+func (c *child) Expected() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stopping
 }
 
-// lastLines returns the last lines the child wrote to stderr.
-func (c *child) lastLines() string {
+// LastLines returns the last lines the child wrote to stderr.
+func (c *child) LastLines() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return strings.Join(c.tail, "\n")
 }
 
-// stop ends the process group: SIGTERM, then SIGKILL after grace.
-func (c *child) stop(grace time.Duration) {
+// Stop ends the process group: SIGTERM, then SIGKILL after grace.
+func (c *child) Stop(grace time.Duration) {
 	c.mu.Lock()
 	c.stopping = true
 	c.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/dev/watch"
 )
 
 // skeletons fingerprints what the generator reads from a module: its Go
@@ -44,7 +46,7 @@ func (s *skeletons) fingerprint(dir string) (string, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != dir && (skipDir(name) || exists(filepath.Join(p, "go.mod"))) {
+			if p != dir && (watch.SkipDir(name) || exists(filepath.Join(p, "go.mod"))) {
 				return filepath.SkipDir // not watched, or another module
 			}
 			return nil
@@ -58,7 +60,7 @@ func (s *skeletons) fingerprint(dir string) (string, error) {
 				lines = append(lines, "view "+rel)
 			}
 			return nil
-		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && classify(rel) == changeGo:
+		case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && watch.Classify(rel) == watch.Go:
 		default:
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/dev/front"
 )
 
 // term writes what a developer wants to read while editing: what changed,
@@ -86,9 +87,9 @@ func (t *term) views(views []ir.View, d time.Duration) {
 
 // viewSwap reports a swap of views: the ones rebundled (their old URIs
 // are in old), added and removed (before holds the names served before).
-func (t *term) viewSwap(views []ir.View, before, old []string, ch changes, d time.Duration) {
+func (t *term) viewSwap(views []ir.View, before, old []string, ch front.Changes, d time.Duration) {
 	var tools []string
-	for _, n := range ch.changed {
+	for _, n := range ch.Changed {
 		if !strings.Contains(n, "://") {
 			tools = append(tools, n)
 		}
@@ -101,7 +102,7 @@ func (t *term) viewSwap(views []ir.View, before, old []string, ch changes, d tim
 		switch {
 		case !slices.Contains(before, v.Name):
 			added = append(added, desc)
-		case slices.ContainsFunc(old, func(o string) bool { return viewName(o) == v.Name }):
+		case slices.ContainsFunc(old, func(o string) bool { return front.ViewName(o) == v.Name }):
 			rebundled = append(rebundled, desc)
 		}
 	}
@@ -145,7 +146,7 @@ func (t *term) viewSwap(views []ir.View, before, old []string, ch changes, d tim
 	t.line("%s", msg)
 }
 
-func (t *term) swapped(kind string, built time.Duration, phases string, total time.Duration, snap *snapshot, ch changes, first bool) {
+func (t *term) swapped(kind string, built time.Duration, phases string, total time.Duration, snap *front.Snapshot, ch front.Changes, first bool) {
 	what := "rebuilt"
 	switch {
 	case first:
@@ -160,8 +161,8 @@ func (t *term) swapped(kind string, built time.Duration, phases string, total ti
 		}
 		timing = fmt.Sprintf("in %s (%s)", round(total), phases)
 	}
-	summary := strings.Join([]string{count(len(snap.tools), "tool"), count(len(snap.resources), "resource"),
-		count(len(snap.templates), "template"), count(len(snap.prompts), "prompt")}, ", ")
+	summary := strings.Join([]string{count(len(snap.Tools), "tool"), count(len(snap.Resources), "resource"),
+		count(len(snap.Templates), "template"), count(len(snap.Prompts), "prompt")}, ", ")
 	if first {
 		t.line("✓ %s %s: %s", what, timing, summary)
 		return
@@ -169,23 +170,23 @@ func (t *term) swapped(kind string, built time.Duration, phases string, total ti
 	t.line("✓ %s %s: %s", what, timing, describe(ch))
 }
 
-func (t *term) listChanged(ch changes) {
+func (t *term) listChanged(ch front.Changes) {
 	t.line("↻ the connector changed its lists: %s", describe(ch))
 }
 
-func describe(ch changes) string {
-	if ch.empty() {
+func describe(ch front.Changes) string {
+	if ch.Empty() {
 		return "no tool, resource or prompt changed"
 	}
 	var parts []string
-	if len(ch.added) > 0 {
-		parts = append(parts, "+"+strings.Join(ch.added, " +"))
+	if len(ch.Added) > 0 {
+		parts = append(parts, "+"+strings.Join(ch.Added, " +"))
 	}
-	if len(ch.changed) > 0 {
-		parts = append(parts, "~"+strings.Join(ch.changed, " ~"))
+	if len(ch.Changed) > 0 {
+		parts = append(parts, "~"+strings.Join(ch.Changed, " ~"))
 	}
-	if len(ch.removed) > 0 {
-		parts = append(parts, "-"+strings.Join(ch.removed, " -"))
+	if len(ch.Removed) > 0 {
+		parts = append(parts, "-"+strings.Join(ch.Removed, " -"))
 	}
 	return strings.Join(parts, " ")
 }

@@ -4,67 +4,16 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/dev/front"
+	"github.com/mcpgen/mcpgen/internal/dev/watch"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
-
-func TestClassify(t *testing.T) {
-	for rel, want := range map[string]changeKind{
-		"main.go":                 changeGo,
-		"internal/orders/db.go":   changeGo,
-		"go.mod":                  changeGo,
-		"go.sum":                  changeGo,
-		"mcpgen.json":             changeGo,
-		"sub/mcpgen.json":         changeNone,
-		"ui/card.tsx":             changeView,
-		"ui/card/index.tsx":       changeView,
-		"ui/card.css":             changeView,
-		"ui/lib/format.ts":        changeView,
-		"mcpgen_gen.go":           changeNone,
-		"mcpgen_views_gen.go":     changeNone,
-		"ui/mcpgen.d.ts":          changeNone,
-		"main.go~":                changeNone,
-		".main.go.swp":            changeNone,
-		"ui/.card.tsx.swp":        changeNone,
-		"4913":                    changeNone,
-		".#main.go":               changeNone,
-		"node_modules/react/x.js": changeNone,
-		".git/index":              changeNone,
-		"testdata/x.go":           changeNone,
-		"README.md":               changeNone,
-		"hello_test.go":           changeNone,
-		"ui/README.md":            changeNone,
-	} {
-		if got := classify(filepath.FromSlash(rel)); got != want {
-			t.Errorf("classify(%q) = %v, want %v", rel, got, want)
-		}
-	}
-}
-
-func TestHostAllowed(t *testing.T) {
-	allow := []string{"abc.trycloudflare.com", "*.example.com"}
-	for host, want := range map[string]bool{
-		"localhost": true, "127.0.0.1": true, "::1": true, "app.localhost": true,
-		"abc.trycloudflare.com": true, "ABC.trycloudflare.com.": true,
-		"dev.example.com": true, "example.com": false,
-		"evil.com": false, "abc.trycloudflare.com.evil.com": false, "10.0.0.5": false,
-	} {
-		if got := hostAllowed(host, allow); got != want {
-			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
-		}
-	}
-	if got := hostOnly("[::1]:8080"); got != "::1" {
-		t.Errorf("hostOnly = %q", got)
-	}
-}
 
 func TestRequires(t *testing.T) {
 	block := "module x\n\nrequire (\n\tgithub.com/mcpgen/mcpgen v0.1.0\n\tgithub.com/y v1.0.0\n)\n"
@@ -92,32 +41,6 @@ func TestParseGoErrors(t *testing.T) {
 	}
 }
 
-func TestRelink(t *testing.T) {
-	f := newFront("t", "dev", make(chan event, 1))
-	f.views["card"] = ir.View{Name: "card", URI: "ui://card/new"}
-	in := &mcp.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}, Meta: mcp.Meta{
-		"ui":                    map[string]any{"resourceUri": "ui://card/old", "visibility": []any{"model"}},
-		"ui/resourceUri":        "ui://card/old",
-		"openai/outputTemplate": "ui://other/x",
-	}}
-	out := f.relink(in)
-	if got := out.Meta["ui"].(map[string]any)["resourceUri"]; got != "ui://card/new" {
-		t.Errorf("ui.resourceUri = %v", got)
-	}
-	if got := out.Meta["ui/resourceUri"]; got != "ui://card/new" {
-		t.Errorf("ui/resourceUri = %v", got)
-	}
-	if got := out.Meta["openai/outputTemplate"]; got != "ui://other/x" {
-		t.Errorf("an unknown view was relinked: %v", got)
-	}
-	if in.Meta["ui/resourceUri"] != "ui://card/old" {
-		t.Errorf("relink changed its input")
-	}
-	if !strings.Contains(jsonOf(out), "visibility") {
-		t.Errorf("relink dropped other _meta.ui keys: %s", jsonOf(out))
-	}
-}
-
 func TestSkeleton(t *testing.T) {
 	base := "package main\n\n// Hello greets.\n//\n//mcpgen:tool readonly\nfunc Hello(ctx context.Context, in In) (string, error) {\n\treturn \"v1\", nil\n}\n\ntype In struct{ Name string }\n"
 	same := strings.Replace(base, `return "v1", nil`, "// a comment\n\tx := 1\n\t_ = x\n\treturn \"v2\", nil", 1)
@@ -135,74 +58,6 @@ func TestSkeleton(t *testing.T) {
 		if string(skeleton([]byte(base))) == string(skeleton([]byte(changed))) {
 			t.Errorf("an edit outside bodies kept the skeleton:\n%s", changed)
 		}
-	}
-}
-
-// TestWatcher drives the real watcher with file operations: a burst is one
-// batch, a directory created later is watched, and editor droppings and
-// generated files are ignored.
-func TestWatcher(t *testing.T) {
-	dir := t.TempDir()
-	write := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module x\n")
-	wa, err := newWatcher(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wa.Close()
-	// expect reads batches until it has seen exactly the files want (a
-	// slow machine may split one save into two batches).
-	expect := func(kind changeKind, want ...string) {
-		t.Helper()
-		seen := map[string]bool{}
-		for len(seen) < len(want) {
-			select {
-			case b := <-wa.out:
-				if b.kind != kind {
-					t.Fatalf("batch %+v, want kind %v", b, kind)
-				}
-				for _, f := range b.files {
-					if !slices.Contains(want, f) {
-						t.Fatalf("batch %+v has %s, want only %v", b, f, want)
-					}
-					seen[f] = true
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("no batch with %v", want)
-			}
-		}
-	}
-
-	// One save as editors do it: a temp file, a backup, the file itself.
-	write("4913", "")
-	write("main.go~", "old")
-	write(".main.go.swp", "swap")
-	write("mcpgen_gen.go", "package main")
-	write("main.go", "package main")
-	write("main.go", "package main\n")
-	expect(changeGo, "main.go")
-
-	// A new directory and a file in it, then a view.
-	write("orders/orders.go", "package orders")
-	expect(changeGo, "orders/orders.go")
-	write("ui/card.tsx", "export default 1")
-	expect(changeView, "ui/card.tsx")
-	write("node_modules/react/index.js", "")
-	write("ui/mcpgen.d.ts", "")
-	write("main_test.go", "package main")
-	select {
-	case b := <-wa.out:
-		t.Fatalf("unexpected batch %+v", b)
-	case <-time.After(300 * time.Millisecond):
 	}
 }
 
@@ -246,16 +101,16 @@ func TestTypeCheckWaitsForDeclarations(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r.rebuildViews(ctx, batch{kind: changeView}, true)
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View}, true)
 
 	// A view and Go saved together: the views are swapped in, the check
 	// waits for the build.
-	r.rebuildViews(ctx, batch{kind: changeView | changeGo, files: []string{"main.go", "ui/card.tsx"}}, false)
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View | watch.Go, Files: []string{"main.go", "ui/card.tsx"}}, false)
 	if r.types.busy {
 		t.Fatal("the views' type check started before the Go build that regenerates ui/mcpgen.d.ts")
 	}
 	// The build ends (here failing): the check runs now.
-	r.startBuild(ctx, batch{kind: changeGo}).cancel()
+	r.startBuild(ctx, watch.Batch{Kind: watch.Go}).cancel()
 	if r.checkTypes(ctx); r.types.busy {
 		t.Fatal("a type check started while a Go build runs")
 	}
@@ -270,7 +125,7 @@ func TestTypeCheckWaitsForDeclarations(t *testing.T) {
 	r.types.busy = false
 
 	// A view alone: checked at once.
-	r.rebuildViews(ctx, batch{kind: changeView, files: []string{"ui/card.tsx"}}, false)
+	r.rebuildViews(ctx, watch.Batch{Kind: watch.View, Files: []string{"ui/card.tsx"}}, false)
 	if !r.types.busy {
 		t.Fatal("a view saved alone was not type-checked")
 	}
@@ -319,7 +174,7 @@ func TestViewSwapLine(t *testing.T) {
 	} {
 		var out strings.Builder
 		tm := &term{w: &out, errw: &out}
-		tm.viewSwap(tc.views, tc.before, tc.old, changes{}, 17*time.Millisecond)
+		tm.viewSwap(tc.views, tc.before, tc.old, front.Changes{}, 17*time.Millisecond)
 		_, got, _ := strings.Cut(strings.TrimSpace(out.String()), " ")
 		if got != tc.want {
 			t.Errorf("%s: got %q\nwant %q", tc.name, got, tc.want)

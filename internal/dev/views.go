@@ -21,9 +21,6 @@ type Views interface {
 // when the project has no views.
 type ViewsFunc func(dir string) (Views, error)
 
-// viewMIME is the MIME type of an MCP Apps view resource.
-const viewMIME = "text/html;profile=mcp-app"
-
 // bundlerViews makes the project's view bundler (package bundler), or
 // nil when it has no views yet.
 func bundlerViews(dir string) (Views, error) {

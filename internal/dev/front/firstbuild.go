@@ -1,4 +1,4 @@
-package dev
+package front
 
 import (
 	"context"
@@ -27,14 +27,14 @@ func newStartGate() *startGate { return &startGate{ch: make(chan struct{})} }
 
 func (g *startGate) open() { g.once.Do(func() { close(g.ch) }) }
 
-// firstBuildDone releases the requests held for the first build.
-func (f *front) firstBuildDone() { f.started.open() }
+// FirstBuildDone releases the requests held for the first build.
+func (f *Front) FirstBuildDone() { f.started.open() }
 
 // awaitFirstBuild holds the requests that need the connector until the
 // first build is done (at most firstBuildWait): a host that connects while
 // mcpgen dev is still building, as a host that starts `mcpgen dev --stdio`
 // always does, lists the tools instead of an empty list.
-func (f *front) awaitFirstBuild(next mcp.MethodHandler) mcp.MethodHandler {
+func (f *Front) awaitFirstBuild(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
@@ -55,7 +55,7 @@ func (f *front) awaitFirstBuild(next mcp.MethodHandler) mcp.MethodHandler {
 // callFailed turns the failure of a call forwarded to connector c into what
 // the host should read: a tool error explaining it (see failure), or the
 // connector's own JSON-RPC error as it is.
-func (f *front) callFailed(ctx context.Context, c *conn, err error) (*mcp.CallToolResult, error) {
+func (f *Front) callFailed(ctx context.Context, c *Conn, err error) (*mcp.CallToolResult, error) {
 	if e := f.failure(ctx, c, err, "call the tool"); e != nil {
 		return errorResult(e), nil
 	}
@@ -68,7 +68,7 @@ func (f *front) callFailed(ctx context.Context, c *conn, err error) (*mcp.CallTo
 // nil when err should reach the host as it is: an error the connector
 // answered, or the host's own cancellation. again says what to retry
 // ("call the tool").
-func (f *front) failure(ctx context.Context, c *conn, err error, again string) error {
+func (f *Front) failure(ctx context.Context, c *Conn, err error, again string) error {
 	var rpcErr *jsonrpc.Error
 	if ctx.Err() != nil || errors.As(err, &rpcErr) && !transportCode[rpcErr.Code] {
 		return nil
@@ -78,21 +78,21 @@ func (f *front) failure(ctx context.Context, c *conn, err error, again string) e
 	t := time.NewTimer(2 * time.Second)
 	defer t.Stop()
 	select {
-	case <-c.child.done:
+	case <-c.proc.Done():
 	case <-t.C:
 	case <-ctx.Done():
 		return nil
 	}
 	switch {
-	case c.child.exited() && !c.child.expected():
-		msg := fmt.Sprintf("the connector crashed during this request (%s); mcpgen dev is restarting it: %s again in a moment", exitText(c.child.err), again)
-		if tail := lastLine(c.child.lastLines()); tail != "" {
+	case exited(c.proc) && !c.proc.Expected():
+		msg := fmt.Sprintf("the connector crashed during this request (%s); mcpgen dev is restarting it: %s again in a moment", c.proc.ExitStatus(), again)
+		if tail := lastLine(c.proc.LastLines()); tail != "" {
 			msg += ". Its last output: " + tail
 		}
 		return errors.New(msg)
-	case c.child.exited() && f.closing.Load():
+	case exited(c.proc) && f.closing.Load():
 		return errors.New("mcpgen dev stopped during this request")
-	case c.child.exited():
+	case exited(c.proc):
 		return fmt.Errorf("the connector was replaced by a new build during this request; %s again", again)
 	}
 	return fmt.Errorf("the request to the connector failed: %v", err)

@@ -1,4 +1,7 @@
-package dev
+// Package watch turns file-system events under a connector project into
+// debounced batches of changed files, each classified by what it asks the
+// dev loop for: a view rebundle or a Go rebuild.
+package watch
 
 import (
 	"io/fs"
@@ -11,13 +14,13 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// changeKind says what a changed file asks for.
-type changeKind uint8
+// Kind says what a changed file asks for.
+type Kind uint8
 
 const (
-	changeNone changeKind = 0
-	changeView changeKind = 1 << iota // a view source under ui/: rebundle
-	changeGo                          // Go source or module files: regenerate and rebuild
+	None Kind = 0
+	View Kind = 1 << iota // a view source under ui/: rebundle
+	Go                    // Go source or module files: regenerate and rebuild
 )
 
 // Debouncing: a save arrives as a burst of events (truncate, write, chmod,
@@ -34,26 +37,44 @@ const (
 	goMaxWait   = 400 * time.Millisecond
 )
 
-// batch is one debounced set of changes.
-type batch struct {
-	kind  changeKind
-	files []string // relative to the project, sorted
+// Batch is one debounced set of changes.
+type Batch struct {
+	Kind  Kind
+	Files []string // relative to the project, slash-separated, sorted
 }
 
-// watcher watches a project tree and delivers debounced batches.
-type watcher struct {
+// Merge returns a with the changes of b added: both kinds, and b's files
+// not already in a.
+func Merge(a, b Batch) Batch {
+	a.Kind |= b.Kind
+	seen := map[string]bool{}
+	for _, f := range a.Files {
+		seen[f] = true
+	}
+	for _, f := range b.Files {
+		if !seen[f] {
+			a.Files = append(a.Files, f)
+		}
+	}
+	return a
+}
+
+// Watcher watches a project tree and delivers debounced batches.
+type Watcher struct {
 	dir string
 	w   *fsnotify.Watcher
-	out chan batch
+	out chan Batch
 	err chan error
 }
 
-func newWatcher(dir string) (*watcher, error) {
+// New watches dir and every directory below it that is not skipped (see
+// SkipDir), including directories created later.
+func New(dir string) (*Watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
-	wa := &watcher{dir: dir, w: fw, out: make(chan batch, 4), err: make(chan error, 1)}
+	wa := &Watcher{dir: dir, w: fw, out: make(chan Batch, 4), err: make(chan error, 1)}
 	if err := wa.addTree(dir); err != nil {
 		fw.Close()
 		return nil, err
@@ -62,17 +83,26 @@ func newWatcher(dir string) (*watcher, error) {
 	return wa, nil
 }
 
-func (wa *watcher) Close() error { return wa.w.Close() }
+// Batches delivers the debounced batches; it is closed when the watcher
+// stops.
+func (wa *Watcher) Batches() <-chan Batch { return wa.out }
 
-// skipDir reports whether a directory is never watched: VCS data, npm
+// Errors delivers the file-system watcher's errors, dropping those that
+// arrive while one is waiting to be read.
+func (wa *Watcher) Errors() <-chan error { return wa.err }
+
+// Close stops watching.
+func (wa *Watcher) Close() error { return wa.w.Close() }
+
+// SkipDir reports whether a directory is never watched: VCS data, npm
 // packages, and (as the go tool does) directories starting with . or _.
-func skipDir(name string) bool {
+func SkipDir(name string) bool {
 	return name == "node_modules" || name == "testdata" ||
 		(len(name) > 1 && (name[0] == '.' || name[0] == '_'))
 }
 
 // addTree watches dir and every directory below it.
-func (wa *watcher) addTree(dir string) error {
+func (wa *Watcher) addTree(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -83,54 +113,54 @@ func (wa *watcher) addTree(dir string) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != dir && skipDir(d.Name()) {
+		if p != dir && SkipDir(d.Name()) {
 			return filepath.SkipDir
 		}
 		return wa.w.Add(p)
 	})
 }
 
-// classify says what a change to the file at rel (slash-separated,
+// Classify says what a change to the file at rel (slash-separated,
 // relative to the project) asks for.
-func classify(rel string) changeKind {
+func Classify(rel string) Kind {
 	base := filepath.Base(rel)
 	switch {
 	case base == "4913", strings.HasPrefix(base, ".#"), strings.HasPrefix(base, "."),
 		strings.HasSuffix(base, "~"), strings.HasSuffix(base, ".swp"),
 		strings.HasSuffix(base, ".swx"), strings.HasSuffix(base, ".tmp"):
-		return changeNone // editor temp files
+		return None // editor temp files
 	case base == "mcpgen_gen.go", base == "mcpgen_views_gen.go", rel == "ui/mcpgen.d.ts":
-		return changeNone // written by mcpgen itself
+		return None // written by mcpgen itself
 	}
 	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
-		if part != "." && skipDir(part) {
-			return changeNone
+		if part != "." && SkipDir(part) {
+			return None
 		}
 	}
 	if strings.HasPrefix(filepath.ToSlash(rel), "ui/") {
 		switch filepath.Ext(base) {
 		case ".tsx", ".ts", ".jsx", ".js", ".css", ".json", ".svg", ".png":
-			return changeView
+			return View
 		}
-		return changeNone
+		return None
 	}
 	switch {
 	case strings.HasSuffix(base, "_test.go"):
-		return changeNone // tests are not part of the connector binary
+		return None // tests are not part of the connector binary
 	case strings.HasSuffix(base, ".go"), base == "go.mod", base == "go.sum", base == "go.work",
 		filepath.ToSlash(rel) == "mcpgen.json": // the project file: the server card's title, the lint findings
-		return changeGo
+		return Go
 	}
-	return changeNone
+	return None
 }
 
-func (wa *watcher) run() {
+func (wa *Watcher) run() {
 	defer close(wa.out)
 	var (
-		pending = map[string]changeKind{}
+		pending = map[string]Kind{}
 		timer   *time.Timer
 		fire    <-chan time.Time
-		kinds   changeKind
+		kinds   Kind
 		first   time.Time // first event of the current burst
 	)
 	arm := func() {
@@ -139,7 +169,7 @@ func (wa *watcher) run() {
 			first = now
 		}
 		quiet, limit := viewQuiet, viewMaxWait
-		if kinds&changeGo != 0 {
+		if kinds&Go != 0 {
 			quiet, limit = goQuiet, goMaxWait
 		}
 		d := quiet
@@ -162,13 +192,13 @@ func (wa *watcher) run() {
 			}
 			if ev.Has(fsnotify.Create) {
 				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-					if !skipDir(fi.Name()) {
+					if !SkipDir(fi.Name()) {
 						_ = wa.addTree(ev.Name)
 						// Files may have landed before the watch was added.
 						_ = filepath.WalkDir(ev.Name, func(p string, d fs.DirEntry, err error) error {
 							if err == nil && !d.IsDir() {
 								if rel, err := filepath.Rel(wa.dir, p); err == nil {
-									if k := classify(rel); k != changeNone {
+									if k := Classify(rel); k != None {
 										pending[rel] |= k
 										kinds |= k
 									}
@@ -190,8 +220,8 @@ func (wa *watcher) run() {
 			if err != nil {
 				continue
 			}
-			k := classify(rel)
-			if k == changeNone {
+			k := Classify(rel)
+			if k == None {
 				continue
 			}
 			pending[rel] |= k
@@ -207,12 +237,12 @@ func (wa *watcher) run() {
 			}
 		case <-fire:
 			fire = nil
-			b := batch{kind: kinds}
+			b := Batch{Kind: kinds}
 			for f := range pending {
-				b.files = append(b.files, filepath.ToSlash(f))
+				b.Files = append(b.Files, filepath.ToSlash(f))
 			}
-			sort.Strings(b.files)
-			pending, kinds = map[string]changeKind{}, 0
+			sort.Strings(b.Files)
+			pending, kinds = map[string]Kind{}, 0
 			wa.out <- b
 		}
 	}

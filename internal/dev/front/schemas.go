@@ -1,4 +1,4 @@
-package dev
+package front
 
 import (
 	"bytes"

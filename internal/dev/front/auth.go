@@ -1,4 +1,4 @@
-package dev
+package front
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,37 +32,59 @@ func newDevKey() string {
 	return hex.EncodeToString(b)
 }
 
-// newGate builds the front's auth gate once its address is known: without
-// --public-url the resource is the front's own URL.
-func (r *runner) newGate(addr string) error {
-	public := r.opts.PublicURL
+// Key is this run's secret, which the connector process must get in
+// $MCPGEN_DEV_FRONT_KEY (devlink.KeyEnv) to trust what the front
+// forwards: the verified caller, the host-facing client's address.
+func (f *Front) Key() string { return f.key }
+
+// AuthConfig configures Protect.
+type AuthConfig struct {
+	// Auth makes the front an OAuth resource server that verifies the
+	// host's tokens, like a built connector with --auth-issuer.
+	Auth *authgate.Auth
+	// Upstream, instead of Auth, makes the front the authorization server
+	// in front of an upstream identity provider, like a built connector
+	// with --auth-upstream (its state in memory for the run).
+	Upstream *connector.AuthUpstream
+	// PublicURL names the resource; "" is http://Addr.
+	PublicURL string
+	// Addr is the front's own address, host:port.
+	Addr string
+	// Name is the connector's name, for the metadata.
+	Name string
+}
+
+// Protect builds the front's auth gate once its address is known: without
+// a PublicURL the resource is the front's own URL. Call it before Handler.
+func (f *Front) Protect(cfg AuthConfig) error {
+	public := cfg.PublicURL
 	if public == "" {
-		public = "http://" + addr
+		public = "http://" + cfg.Addr
 	}
-	logger := slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var a authgate.Auth
-	if r.opts.AuthUpstream != nil {
-		as, sa, err := connector.NewAuthServer(connector.AuthServerConfig{Upstream: *r.opts.AuthUpstream, PublicURL: public,
-			Name: filepath.Base(r.dir), Store: store.NewMemory(store.MemoryOptions{}), Logger: logger, Declared: r.front.declaredScopes})
+	if cfg.Upstream != nil {
+		as, sa, err := connector.NewAuthServer(connector.AuthServerConfig{Upstream: *cfg.Upstream, PublicURL: public,
+			Name: cfg.Name, Store: store.NewMemory(store.MemoryOptions{}), Logger: logger, Declared: f.declaredScopes})
 		if err != nil {
 			return err
 		}
-		r.asrv, a = as, sa
+		f.asrv, a = as, sa
 	} else {
-		a = *r.opts.Auth
+		a = *cfg.Auth
 	}
 	g, err := authgate.New(authgate.Config{
 		Auth:      a,
 		PublicURL: public,
-		Name:      filepath.Base(r.dir),
+		Name:      cfg.Name,
 		Logger:    logger,
-		ScopesFor: r.front.scopesFor,
-		Declared:  r.front.declaredScopes,
+		ScopesFor: f.scopesFor,
+		Declared:  f.declaredScopes,
 	})
 	if err != nil {
 		return err
 	}
-	r.gate = g
+	f.gate = g
 	return nil
 }
 
@@ -82,7 +103,7 @@ type ownKey struct{}
 func own(ctx context.Context) context.Context { return context.WithValue(ctx, ownKey{}, true) }
 
 // forwarding returns ctx carrying the caller of the host request req: its
-// verified identity, and its address (which handler put in
+// verified identity, and its address (which Handler put in
 // devlink.CallerAddrHeader).
 func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 	if extra == nil {
@@ -107,7 +128,7 @@ func forwarding(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 type frontTransport struct {
 	key     string
 	next    http.RoundTripper
-	schemas *schemaBytes // nil: not recorded (order.go)
+	schemas *schemaBytes // nil: not recorded (schemas.go)
 }
 
 func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -130,7 +151,7 @@ func (t *frontTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // client returns the HTTP client for talking to the connector.
-func (f *front) client(schemas *schemaBytes) *http.Client {
+func (f *Front) client(schemas *schemaBytes) *http.Client {
 	return &http.Client{Transport: &frontTransport{key: f.key, next: http.DefaultTransport, schemas: schemas}}
 }
 
@@ -138,7 +159,7 @@ func (f *front) client(schemas *schemaBytes) *http.Client {
 // request (its tools, resources and prompts list them in
 // _meta["mcpgen/scopes"]): a completion needs those of its prompt or
 // template, a subscription those of its resource.
-func (f *front) scopesFor(method, name, uri string) []string {
+func (f *Front) scopesFor(method, name, uri string) []string {
 	f.mu.Lock()
 	snap := f.snap
 	f.mu.Unlock()
@@ -147,37 +168,37 @@ func (f *front) scopesFor(method, name, uri string) []string {
 	}
 	switch method {
 	case "tools/call":
-		for _, t := range snap.tools {
+		for _, t := range snap.Tools {
 			if t.Name == name {
 				return metaScopes(t.Meta)
 			}
 		}
 	case "prompts/get":
-		for _, p := range snap.prompts {
+		for _, p := range snap.Prompts {
 			if p.Name == name {
 				return metaScopes(p.Meta)
 			}
 		}
 	case "resources/read":
-		for _, r := range snap.resources {
+		for _, r := range snap.Resources {
 			if r.URI == uri {
 				return metaScopes(r.Meta)
 			}
 		}
-		for _, t := range snap.templates {
+		for _, t := range snap.Templates {
 			if tpl, err := uritemplate.New(t.URITemplate); err == nil && tpl.Match(uri) != nil {
 				return metaScopes(t.Meta)
 			}
 		}
 	case "resources/subscribe":
 		// The resource's scopes, or those of every template matching it.
-		for _, r := range snap.resources {
+		for _, r := range snap.Resources {
 			if r.URI == uri {
 				return metaScopes(r.Meta)
 			}
 		}
 		var need []string
-		for _, t := range snap.templates {
+		for _, t := range snap.Templates {
 			if tpl, err := uritemplate.New(t.URITemplate); err == nil && tpl.Match(uri) != nil {
 				need = append(need, metaScopes(t.Meta)...)
 			}
@@ -185,12 +206,12 @@ func (f *front) scopesFor(method, name, uri string) []string {
 		return need
 	case "completion/complete":
 		// A prompt's (by name) or a resource template's (by template).
-		for _, p := range snap.prompts {
+		for _, p := range snap.Prompts {
 			if name != "" && p.Name == name {
 				return metaScopes(p.Meta)
 			}
 		}
-		for _, t := range snap.templates {
+		for _, t := range snap.Templates {
 			if uri != "" && t.URITemplate == uri {
 				return metaScopes(t.Meta)
 			}
@@ -200,7 +221,7 @@ func (f *front) scopesFor(method, name, uri string) []string {
 }
 
 // declaredScopes lists every scope the current connector declares.
-func (f *front) declaredScopes() []string {
+func (f *Front) declaredScopes() []string {
 	f.mu.Lock()
 	snap := f.snap
 	f.mu.Unlock()
@@ -208,16 +229,16 @@ func (f *front) declaredScopes() []string {
 		return nil
 	}
 	var all []string
-	for _, t := range snap.tools {
+	for _, t := range snap.Tools {
 		all = append(all, metaScopes(t.Meta)...)
 	}
-	for _, r := range snap.resources {
+	for _, r := range snap.Resources {
 		all = append(all, metaScopes(r.Meta)...)
 	}
-	for _, t := range snap.templates {
+	for _, t := range snap.Templates {
 		all = append(all, metaScopes(t.Meta)...)
 	}
-	for _, p := range snap.prompts {
+	for _, p := range snap.Prompts {
 		all = append(all, metaScopes(p.Meta)...)
 	}
 	slices.Sort(all)

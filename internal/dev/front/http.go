@@ -1,6 +1,7 @@
-package dev
+package front
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,48 +16,48 @@ import (
 	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
-// handler serves the front's MCP endpoint at /mcp, the HTTP+SSE
+// Handler serves the front's MCP endpoint at /mcp, the HTTP+SSE
 // transport of 2024-11-05 at /sse and WebSocket at /ws (all three on the
 // front's server, so a session on any of them survives rebuilds), behind
-// a Host and Origin allow-list, and the inspector at every other path. The
+// a Host and Origin allow-list (loopback and allow), and rest (the
+// inspector) at every other path. The
 // SDK's own DNS-rebinding check rejects every non-localhost Host, which
 // also rejects a tunnel; this check keeps the protection and admits the
 // names the developer allowed.
-func (r *runner) handler() http.Handler {
+func (f *Front) Handler(allow []string, rest http.Handler) http.Handler {
 	// Both protocol eras, as the built connector serves them: a
 	// 2026-07-28 request is served on its own (the front opens a connector
 	// session for it), a 2025-11-25 host keeps its session.
-	var mcpH http.Handler = connector.NewEndpoint(r.front.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	var mcpH http.Handler = connector.NewEndpoint(f.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	// A call on /sse or /ws is forwarded with its caller's identity like
 	// one on /mcp; the connector checks its scopes where it is dispatched.
-	cfg := connector.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(r.out.errw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	streams := connector.NewMessageTransports(r.front.srv, cfg)
+	cfg := connector.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	streams := connector.NewMessageTransports(f.srv, cfg)
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
-	if r.asrv != nil {
-		r.asrv.Mount(mux)
+	if f.asrv != nil {
+		f.asrv.Mount(mux)
 	}
-	if r.gate != nil {
+	if f.gate != nil {
 		// /sse and /ws are resources of their own, with their own
 		// metadata (see authgate.Gate.ForPath).
-		sseGate, wsGate := r.gate.ForPath(httpedge.SSEPath), r.gate.ForPath(httpedge.WebSocketPath)
-		mcpH, sseH, wsH = r.gate.Wrap(mcpH), sseGate.Wrap(sseH), wsGate.Wrap(wsH)
-		r.gate.Mount(mux)
+		sseGate, wsGate := f.gate.ForPath(httpedge.SSEPath), f.gate.ForPath(httpedge.WebSocketPath)
+		mcpH, sseH, wsH = f.gate.Wrap(mcpH), sseGate.Wrap(sseH), wsGate.Wrap(wsH)
+		f.gate.Mount(mux)
 		sseGate.Mount(mux)
 		wsGate.Mount(mux)
 	}
-	mux.Handle("/mcp", r.guard(mcpH))
-	mux.Handle(httpedge.SSEPath, r.guard(sseH))
-	mux.Handle(httpedge.WebSocketPath, r.guard(wsH))
+	mux.Handle("/mcp", guard(allow, mcpH))
+	mux.Handle(httpedge.SSEPath, guard(allow, sseH))
+	mux.Handle(httpedge.WebSocketPath, guard(allow, wsH))
 	// Everything else is the inspector, which checks Host and Origin itself.
-	mux.Handle("/", r.insp)
+	mux.Handle("/", rest)
 	return mux
 }
 
-// guard admits requests whose Host and Origin are loopback or allowed
+// guard admits requests whose Host and Origin are loopback or in allow
 // names, and passes the client's address on.
-func (r *runner) guard(next http.Handler) http.Handler {
-	allow := r.opts.AllowHosts
+func guard(allow []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if !hostAllowed(hostOnly(req.Host), allow) {
 			http.Error(w, "mcpgen dev: Host "+req.Host+" is not allowed (DNS-rebinding protection); "+
@@ -79,7 +80,7 @@ func (r *runner) guard(next http.Handler) http.Handler {
 		w.Header().Set("X-Accel-Buffering", "no")
 		w.Header().Set("Cache-Control", "no-cache")
 		// The client's address, for the connector's per-caller limits
-		// (forwarding, auth.go); always overwritten, so a client cannot
+		// (forwarding, in auth.go); always overwritten, so a client cannot
 		// choose its own.
 		addr, _, err := net.SplitHostPort(req.RemoteAddr)
 		if err != nil {
@@ -100,3 +101,29 @@ func hostOnly(hostport string) string {
 // hostAllowed reports whether host is loopback or matches an allowed name
 // (the same rule as the inspector's routes).
 func hostAllowed(host string, allow []string) bool { return inspector.HostAllowed(host, allow) }
+
+// Serve serves one host session over t (stdio, for a host that starts its
+// servers itself) until the host or the front ends it.
+func (f *Front) Serve(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	return f.srv.Connect(ctx, t, nil)
+}
+
+// SetStopping tells the front that mcpgen dev is stopping, so a request
+// that fails as its connector is stopped says so.
+func (f *Front) SetStopping() { f.closing.Store(true) }
+
+// CloseSessions ends every host session, and with it the session's event
+// stream (which would otherwise hold an HTTP shutdown for its whole
+// timeout).
+func (f *Front) CloseSessions() {
+	for ss := range f.srv.Sessions() {
+		_ = ss.Close()
+	}
+}
+
+// ResourcesUpdated tells the hosts subscribed to uris that they changed.
+func (f *Front) ResourcesUpdated(ctx context.Context, uris []string) {
+	for _, u := range uris {
+		_ = f.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
+	}
+}
