@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 )
 
 // adopter lets any replica sharing a store serve any session (protocol
@@ -96,7 +97,7 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 
 // requestSubject is the verified subject of r ("" without auth).
 func requestSubject(r *http.Request) string {
-	return subjectOf(auth.TokenInfoFromContext(r.Context())) // sse.go
+	return authgate.Subject(auth.TokenInfoFromContext(r.Context()))
 }
 
 // recordSession serves a request that carries no session id and, when it

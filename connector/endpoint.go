@@ -223,7 +223,7 @@ func (w *sessionWriter) WriteHeader(code int) {
 }
 
 func (w *sessionWriter) Write(p []byte) (int, error) {
-	if w.replaced || cancelledAnswer(p) {
+	if w.replaced || wire.CancelledAnswer(p) {
 		return len(p), nil
 	}
 	if _, err := w.ResponseWriter.Write(withErrorCode(p)); err != nil {

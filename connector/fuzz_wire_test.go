@@ -84,7 +84,7 @@ func FuzzStdioLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		lf := &lineFilter{out: &lineWriter{w: io.Discard}, max: 1 << 10, logger: slog.New(slog.DiscardHandler)}
-		isAnswer(line) // never panics
+		wire.IsAnswer(line) // never panics
 		out, ok := lf.check(line, len(line) > lf.max)
 		if ok && !json.Valid(bytes.TrimSpace(out)) {
 			t.Fatalf("passed on invalid JSON %q", out)

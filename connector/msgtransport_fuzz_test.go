@@ -2,7 +2,6 @@ package connector
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/authgate"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // FuzzStreamMessage sends any frame to a WebSocket or HTTP+SSE session of
@@ -53,25 +51,21 @@ func FuzzStreamMessage(f *testing.F) {
 	ti := authgate.TokenInfo(&Identity{Subject: "ann", Scopes: []string{"s:read"}})
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		out := make(chan []byte, 64)
-		c := &msgConn{t: tr, kind: "fuzz", id: rand.Text(), in: make(chan jsonrpc.Message, 16), done: make(chan struct{}),
-			send: func(_ context.Context, data []byte) error {
-				select {
-				case out <- append([]byte(nil), data...):
-				default:
-				}
-				return nil
-			}}
-		tr.mu.Lock()
-		tr.open[c.id] = c
-		tr.mu.Unlock()
 		ctx := context.Background()
-		ss := tr.serve(ctx, c)
-		defer tr.end(c, ss)
-		deliver := func(m string) { c.deliver(ctx, []byte(m), ti, http.Header{}) }
+		send := func(_ context.Context, data []byte) error {
+			select {
+			case out <- append([]byte(nil), data...):
+			default:
+			}
+			return nil
+		}
+		frameTo, end := tr.Loopback(ctx, send)
+		defer end()
+		deliver := func(m string) { frameTo([]byte(m), ti, http.Header{}) }
 		deliver(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}`)
 		deliver(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		before := ran.Load()
-		c.deliver(ctx, frame, ti, http.Header{})
+		frameTo(frame, ti, http.Header{})
 		deliver(`{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"open","arguments":{}}}`)
 		timeout := time.After(10 * time.Second)
 		for {

@@ -256,23 +256,6 @@ const defaultEventStoreStreams = store.DefaultEventStreams
 // MCPGEN_ADDR or PORT says otherwise.
 const defaultAddr = "127.0.0.1:8080"
 
-// Defaults of the message transports.
-const (
-	// defaultMaxStreamSessions bounds the sessions open at once over
-	// HTTP+SSE and WebSocket together; one more is answered 503.
-	defaultMaxStreamSessions = 1000
-	// defaultMaxStreamSessionsPerCaller bounds them per caller (the
-	// verified subject, else the client's address); one more is answered 429.
-	defaultMaxStreamSessionsPerCaller = 100
-	// defaultStreamWriteTimeout is how long one message to a client may take
-	// to write: a client that stops reading loses its session then.
-	defaultStreamWriteTimeout = 10 * time.Second
-	// defaultStreamKeepAlive is how often an idle event stream gets an SSE
-	// comment and a WebSocket a ping, so proxies keep them open and dead
-	// clients are noticed.
-	defaultStreamKeepAlive = 25 * time.Second
-)
-
 // defaultMaxResultChars is the default cap on the text of one tool result:
 // about 25,000 tokens at four characters a token, the hard limit chat hosts
 // apply by default. Text beyond it is cut with a notice, never an error.

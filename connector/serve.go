@@ -10,12 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// streamRetry is the reconnection delay a draining server gives the open
-// event streams it ends (the SSE retry field): by then a replacement
-// process or another replica is taking requests.
-const streamRetry = time.Second
+	"github.com/mcpgen/mcpgen/internal/msgstream"
+)
 
 // serveHTTP serves s on ln until ctx is done, then drains: /healthz turns
 // 503 (for requests on connections still open), the listener closes,
@@ -145,7 +142,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
 		cut = true
 	}
-	n := streams.endAll(streamRetry) + s.endStreams()
+	n := streams.endAll(msgstream.Retry) + s.endStreams()
 	if cut {
 		// The retry fields went out in endAll; nothing is left to wait for.
 		srv.Close()
@@ -221,7 +218,7 @@ func (s *Server) refuseDraining(w http.ResponseWriter, r *http.Request) {
 		body, _ = io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.maxBodyBytes))
 	}
 	w.Header().Set("Connection", "close")
-	retryLater(w, http.StatusServiceUnavailable, int(streamRetry/time.Second), body,
+	retryLater(w, http.StatusServiceUnavailable, int(msgstream.Retry/time.Second), body,
 		"Service Unavailable: the server is shutting down; the request was not run; retry")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpgen/mcpgen/connector/authserver"
 	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/msgstream"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,7 +60,7 @@ type Server struct {
 	fast // fastpath.go
 
 	streamsOnce sync.Once
-	streamsT    *MessageTransports // HTTP+SSE and WebSocket (streamserve.go)
+	streamsT    *msgstream.Transports // HTTP+SSE and WebSocket (streamserve.go)
 }
 
 // NewServer registers app's tools, resources, prompts, completions and views

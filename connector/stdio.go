@@ -26,7 +26,7 @@ import (
 // for the last of them), as `printf '...' | BIN --stdio` expects; questions
 // to the client fail at once, since it can no longer answer.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
-	pending := &inflight{}
+	pending := &wire.Inflight{}
 	out := &lineWriter{w: w, pending: pending}
 	pr, pw := io.Pipe()
 	f := &lineFilter{in: r, next: pw, out: out, max: s.opts.maxLineBytes, logger: s.logger, pending: pending, ctx: ctx,
@@ -48,12 +48,12 @@ var errInputClosed = errors.New("the client closed its input (stdin), so it can 
 type lineWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	pending *inflight // the SDK's answers are counted off it
+	pending *wire.Inflight // the SDK's answers are counted off it
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
-	if l.pending != nil && isAnswer(p) {
-		defer l.pending.done() // once written
+	if l.pending != nil && wire.IsAnswer(p) {
+		defer l.pending.Done() // once written
 	}
 	return l.write(p)
 }
@@ -61,7 +61,7 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 // write writes p without counting it as an answer (the filter's own
 // rejections answer lines the SDK never saw).
 func (l *lineWriter) write(p []byte) (int, error) {
-	if cancelledAnswer(p) {
+	if wire.CancelledAnswer(p) {
 		return len(p), nil // the client cancelled the request
 	}
 	l.mu.Lock()
@@ -94,7 +94,7 @@ type lineFilter struct {
 	// pending counts the lines with requests passed on and not answered
 	// yet (a batch is one line, answered by one line); calls counts the
 	// requests of the line being checked.
-	pending *inflight
+	pending *wire.Inflight
 	calls   int
 	ctx     context.Context
 	onEOF   func()
@@ -128,7 +128,7 @@ func (f *lineFilter) run() {
 				buf = nil // do not keep a huge buffer for the next line
 			} else {
 				if f.calls > 0 && f.pending != nil {
-					f.pending.add() // before the SDK can answer
+					f.pending.Add() // before the SDK can answer
 				}
 				if _, werr := f.next.Write(line); werr != nil {
 					return // the server stopped
@@ -205,7 +205,7 @@ func (f *lineFilter) message(raw []byte) bool {
 	}
 	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
-		f.reject(idOf(raw), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is not a JSON-RPC 2.0 message: %v", f.line, err))
+		f.reject(wire.IDOf(raw), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d is not a JSON-RPC 2.0 message: %v", f.line, err))
 		return false
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
@@ -219,22 +219,6 @@ func (f *lineFilter) message(raw []byte) bool {
 		f.noBatches = p.ProtocolVersion == "" || p.ProtocolVersion >= "2025-06-18"
 	}
 	return true
-}
-
-// idOf returns the id of a message the SDK cannot decode, when it is a
-// string or a number, so the error can name the request.
-func idOf(raw []byte) json.RawMessage {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 {
-		return nil
-	}
-	switch m.ID[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return m.ID
-	}
-	return nil
 }
 
 // drain waits, at the end of the input, until the SDK has answered every
@@ -255,84 +239,11 @@ func (f *lineFilter) drain() {
 	t := time.NewTimer(defaultDrain)
 	defer t.Stop()
 	select {
-	case <-f.pending.idle():
+	case <-f.pending.Idle():
 	case <-ctx.Done():
 	case <-t.C:
 		f.logger.Warn("stdio: input ended; requests still running after the drain time are dropped", "drain", defaultDrain)
 	}
-}
-
-// inflight counts the lines of requests the SDK has not answered yet.
-type inflight struct {
-	mu      sync.Mutex
-	n       int
-	waiters []chan struct{}
-}
-
-func (c *inflight) add() {
-	c.mu.Lock()
-	c.n++
-	c.mu.Unlock()
-}
-
-func (c *inflight) done() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == 0 {
-		return
-	}
-	if c.n--; c.n == 0 {
-		for _, w := range c.waiters {
-			close(w)
-		}
-		c.waiters = nil
-	}
-}
-
-// idle returns a channel closed once no request is waiting for its answer.
-func (c *inflight) idle() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan struct{})
-	if c.n == 0 {
-		close(ch)
-	} else {
-		c.waiters = append(c.waiters, ch)
-	}
-	return ch
-}
-
-// isAnswer reports whether p, a line the SDK writes, answers a request:
-// a batch's answer (the server sends no batches of its own), or an object
-// whose id is followed by its result or error, as the SDK encodes them
-// ({"jsonrpc":"2.0","id":ID,"result":...}; its own requests have "method"
-// there).
-func isAnswer(p []byte) bool {
-	if len(p) > 0 && p[0] == '[' {
-		return true
-	}
-	rest, ok := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
-	if !ok || len(rest) == 0 {
-		return false
-	}
-	i := 0
-	if rest[0] == '"' {
-		for i = 1; i < len(rest) && rest[i] != '"'; i++ {
-			if rest[i] == '\\' {
-				i++
-			}
-		}
-		i++
-	} else {
-		for i < len(rest) && bytes.IndexByte([]byte("-+.0123456789eE"), rest[i]) >= 0 {
-			i++
-		}
-	}
-	if i > len(rest) {
-		return false
-	}
-	rest = rest[i:]
-	return bytes.HasPrefix(rest, []byte(`,"result"`)) || bytes.HasPrefix(rest, []byte(`,"error"`))
 }
 
 func (f *lineFilter) reject(id json.RawMessage, code int64, msg string) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/cmdline"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/msgstream"
 )
 
 // streamOptions configure the HTTP+SSE and WebSocket transports
@@ -17,10 +18,10 @@ type streamOptions struct {
 }
 
 // streams returns the server's message transports, made on first use.
-func (s *Server) streams() *MessageTransports {
+func (s *Server) streams() *msgstream.Transports {
 	s.streamsOnce.Do(func() {
 		o := s.opts.streams
-		cfg := MessageTransportsConfig{
+		cfg := msgstream.Config{
 			Logger: s.logger, MaxMessageBytes: s.opts.maxBodyBytes,
 			WriteTimeout: o.writeTimeout, KeepAlive: o.keepAlive,
 			OnClose: func(id string) { s.asks.cancelSession(id, errSessionClosed) },
@@ -34,7 +35,7 @@ func (s *Server) streams() *MessageTransports {
 				return func() { s.sessions.settle(e) }, 0, ""
 			},
 		}
-		s.streamsT = NewMessageTransports(s.mcp, cfg)
+		s.streamsT = msgstream.New(s.mcp, cfg)
 	})
 	return s.streamsT
 }

@@ -3,8 +3,6 @@ package connector
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -30,7 +28,7 @@ func (s *Server) protocolErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if cancelledByClient(ctx) && !strings.HasPrefix(method, "notifications/") {
-			return cancelledResult(method), nil
+			return wire.CancelledResult(method), nil
 		}
 		if err == nil {
 			return res, nil
@@ -61,37 +59,6 @@ func requestVersion(req mcp.Request) string {
 // the client (notifications/cancelled), rather than by a deadline.
 func cancelledByClient(ctx context.Context) bool {
 	return ctx.Err() == context.Canceled && context.Cause(ctx) == context.Canceled
-}
-
-// cancelMarker marks the answer of a cancelled request. It is a _meta key
-// with a random part, so no real answer can carry it.
-var cancelMarker = func() []byte {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return []byte(`{"_meta":{"mcpgen/cancelled-` + hex.EncodeToString(b) + `":true}`)
-}()
-
-func cancelledResult(method string) mcp.Result {
-	key := string(cancelMarker[len(`{"_meta":{"`) : len(cancelMarker)-len(`":true}`)])
-	meta := mcp.Meta{key: true}
-	switch method {
-	case "resources/read":
-		return &mcp.ReadResourceResult{Meta: meta}
-	case "prompts/get":
-		return &mcp.GetPromptResult{Meta: meta}
-	}
-	return &mcp.CallToolResult{Meta: meta}
-}
-
-// cancelledAnswer reports whether p, one message (a line, or an SSE event)
-// about to be written, answers a cancelled request. The marker opens the
-// result, so only the start of p is searched.
-func cancelledAnswer(p []byte) bool {
-	const window = 1024
-	if len(p) > window {
-		p = p[:window]
-	}
-	return bytes.Contains(p, cancelMarker)
 }
 
 // rpcShape is what decides how a JSON-RPC message is taken: a request

@@ -143,3 +143,11 @@ func Upstream(id *Identity) func(context.Context) (string, error) { return id.up
 func WithIdentity(ctx context.Context, id *Identity) context.Context {
 	return context.WithValue(ctx, tokenInfoKey{}, TokenInfo(id))
 }
+
+// Subject is the verified subject of ti, or "" without one.
+func Subject(ti *auth.TokenInfo) string {
+	if ti == nil {
+		return ""
+	}
+	return ti.UserID
+}

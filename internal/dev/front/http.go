@@ -14,6 +14,7 @@ import (
 	"github.com/mcpgen/mcpgen/internal/devlink"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/inspector"
+	"github.com/mcpgen/mcpgen/internal/msgstream"
 )
 
 // Handler serves the front's MCP endpoint at /mcp, the HTTP+SSE
@@ -31,8 +32,8 @@ func (f *Front) Handler(allow []string, rest http.Handler) http.Handler {
 	var mcpH http.Handler = connector.NewEndpoint(f.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
 	// A call on /sse or /ws is forwarded with its caller's identity like
 	// one on /mcp; the connector checks its scopes where it is dispatched.
-	cfg := connector.MessageTransportsConfig{Logger: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	streams := connector.NewMessageTransports(f.srv, cfg)
+	cfg := msgstream.Config{Logger: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	streams := msgstream.New(f.srv, cfg)
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()
 	if f.asrv != nil {

@@ -1,4 +1,4 @@
-package connector
+package msgstream
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,7 +30,7 @@ import (
 
 // SSE returns the handler of the HTTP+SSE transport: GET opens a session,
 // POST ?sessionId=ID sends it a message.
-func (t *MessageTransports) SSE() http.Handler {
+func (t *Transports) SSE() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet:
@@ -45,7 +46,7 @@ func (t *MessageTransports) SSE() http.Handler {
 
 // sseStream serves the event stream of a new session until the client
 // leaves, the session ends or the server drains.
-func (t *MessageTransports) sseStream(w http.ResponseWriter, r *http.Request) {
+func (t *Transports) sseStream(w http.ResponseWriter, r *http.Request) {
 	c := t.admit(w, r, "sse")
 	if c == nil {
 		return
@@ -76,7 +77,7 @@ func (t *MessageTransports) sseStream(w http.ResponseWriter, r *http.Request) {
 	}
 	c.setStop(func() {
 		// The client reconnects to the replacement process.
-		event(time.Now().Add(time.Second), "retry: %d\n\n", streamRetry.Milliseconds())
+		event(time.Now().Add(time.Second), "retry: %d\n\n", Retry.Milliseconds())
 		stopOnce.Do(func() { close(stopped) })
 	})
 	h := w.Header()
@@ -116,7 +117,7 @@ func (t *MessageTransports) sseStream(w http.ResponseWriter, r *http.Request) {
 // ssePost hands a POSTed message to its session: 202 when taken, 404 for
 // an unknown session, 403 when the token is another subject's than the
 // one that opened the session, 413 over the size limit.
-func (t *MessageTransports) ssePost(w http.ResponseWriter, r *http.Request) {
+func (t *Transports) ssePost(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	id := q.Get("sessionId")
 	if id == "" {
@@ -129,7 +130,7 @@ func (t *MessageTransports) ssePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ti := auth.TokenInfoFromContext(r.Context())
-	if sub := subjectOf(ti); sub != c.subject {
+	if sub := authgate.Subject(ti); sub != c.subject {
 		t.cfg.Logger.Warn("refused a message: the session belongs to another subject", "transport", c.kind, "session", c.id, "sub", sub)
 		http.Error(w, "Forbidden: this session was opened with another user's token", http.StatusForbidden)
 		return
@@ -160,12 +161,4 @@ func (t *MessageTransports) ssePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
-}
-
-// subjectOf is the verified subject of ti, or "" without one.
-func subjectOf(ti *auth.TokenInfo) string {
-	if ti == nil {
-		return ""
-	}
-	return ti.UserID
 }

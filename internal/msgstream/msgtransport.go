@@ -1,4 +1,8 @@
-package connector
+// Package msgstream serves MCP over the two message transports beside
+// Streamable HTTP: the HTTP+SSE transport of 2024-11-05 (/sse) and WebSocket
+// (/ws). It turns their connections into go-sdk sessions with the same
+// bounds, caller checks and id handling as /mcp.
+package msgstream
 
 import (
 	"context"
@@ -10,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -28,15 +33,15 @@ import (
 // *mcp.Server as /mcp, so its middleware (request log, protocol errors,
 // per-tool rate limits) sees their requests too.
 
-// MessageTransports serves one go-sdk server over the HTTP+SSE transport
+// Transports serves one go-sdk server over the HTTP+SSE transport
 // of 2024-11-05 (SSE) and WebSocket (WebSocket). Put the Host, Origin and
 // token checks in front of both handlers, as in front of /mcp: a verified
 // token reaches them as the SDK's TokenInfo in the request context. A
 // connector binary serves them at /sse and /ws; mcpgen dev's front uses
 // them for its own sessions.
-type MessageTransports struct {
+type Transports struct {
 	srv *mcp.Server
-	cfg MessageTransportsConfig
+	cfg Config
 
 	mu       sync.Mutex
 	open     map[string]*msgConn // by session id
@@ -44,11 +49,11 @@ type MessageTransports struct {
 	draining bool
 }
 
-// MessageTransportsConfig says how MessageTransports serve.
-type MessageTransportsConfig struct {
+// Config says how Transports serve.
+type Config struct {
 	Logger *slog.Logger
 	// MaxMessageBytes limits one message from a client (a POST body, a
-	// WebSocket frame); defaultMaxBodyBytes when 0.
+	// WebSocket frame); defaultMaxMessageBytes when 0.
 	MaxMessageBytes int64
 	// Admit, when set, takes a new session's slot in a bound shared with
 	// other endpoints (a connector's --max-sessions): it returns how to give
@@ -65,16 +70,16 @@ type MessageTransportsConfig struct {
 	OnClose func(id string)
 }
 
-// NewMessageTransports returns the transports for srv. Each request
+// New returns the transports for srv. Each request
 // reaches srv with the token and header of the HTTP request that carried
 // it (the upgrade, for a WebSocket) in its RequestExtra, so the checks
 // where calls are dispatched (scopes, rate limits) apply as over /mcp.
-func NewMessageTransports(srv *mcp.Server, cfg MessageTransportsConfig) *MessageTransports {
+func New(srv *mcp.Server, cfg Config) *Transports {
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(stderr(), nil))
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = defaultMaxBodyBytes
+		cfg.MaxMessageBytes = defaultMaxMessageBytes
 	}
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = defaultMaxStreamSessions
@@ -88,12 +93,12 @@ func NewMessageTransports(srv *mcp.Server, cfg MessageTransportsConfig) *Message
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = defaultStreamKeepAlive
 	}
-	return &MessageTransports{srv: srv, cfg: cfg, open: map[string]*msgConn{}, callers: map[string]int{}}
+	return &Transports{srv: srv, cfg: cfg, open: map[string]*msgConn{}, callers: map[string]int{}}
 }
 
 // Wait waits until no request of any open session is being handled, or
 // ctx is done; new sessions are refused from the call on (503).
-func (t *MessageTransports) Wait(ctx context.Context) {
+func (t *Transports) Wait(ctx context.Context) {
 	t.mu.Lock()
 	t.draining = true
 	conns := make([]*msgConn, 0, len(t.open))
@@ -103,7 +108,7 @@ func (t *MessageTransports) Wait(ctx context.Context) {
 	t.mu.Unlock()
 	for _, c := range conns {
 		select {
-		case <-c.pending.idle():
+		case <-c.pending.Idle():
 		case <-c.done:
 		case <-ctx.Done():
 			return
@@ -114,7 +119,7 @@ func (t *MessageTransports) Wait(ctx context.Context) {
 // CloseAll ends every open session (an event stream gets an SSE retry
 // field, a WebSocket the close code 1012, service restart) and reports how
 // many there were. New sessions are refused from then on.
-func (t *MessageTransports) CloseAll() int {
+func (t *Transports) CloseAll() int {
 	t.mu.Lock()
 	t.draining = true
 	conns := make([]*msgConn, 0, len(t.open))
@@ -129,13 +134,13 @@ func (t *MessageTransports) CloseAll() int {
 }
 
 // Sessions reports how many sessions are open.
-func (t *MessageTransports) Sessions() int {
+func (t *Transports) Sessions() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.open)
 }
 
-func (t *MessageTransports) lookup(id string) *msgConn {
+func (t *Transports) lookup(id string) *msgConn {
 	if id == "" {
 		return nil
 	}
@@ -147,7 +152,7 @@ func (t *MessageTransports) lookup(id string) *msgConn {
 // admit opens a session for the request r over transport kind, or answers
 // r and returns nil when the server is draining or the caller or the
 // server has too many sessions open.
-func (t *MessageTransports) admit(w http.ResponseWriter, r *http.Request, kind string) *msgConn {
+func (t *Transports) admit(w http.ResponseWriter, r *http.Request, kind string) *msgConn {
 	ti := auth.TokenInfoFromContext(r.Context())
 	c := &msgConn{t: t, kind: kind, id: rand.Text(), caller: callerKey(r, ti),
 		in: make(chan jsonrpc.Message, 16), done: make(chan struct{})}
@@ -194,7 +199,7 @@ func (t *MessageTransports) admit(w http.ResponseWriter, r *http.Request, kind s
 
 // serve connects c to the server and returns its session; it logs and
 // returns nil when that fails.
-func (t *MessageTransports) serve(ctx context.Context, c *msgConn) *mcp.ServerSession {
+func (t *Transports) serve(ctx context.Context, c *msgConn) *mcp.ServerSession {
 	ss, err := t.srv.Connect(context.WithoutCancel(ctx), c, nil)
 	if err != nil {
 		t.cfg.Logger.Error("cannot start a session", "transport", c.kind, "err", err)
@@ -205,7 +210,7 @@ func (t *MessageTransports) serve(ctx context.Context, c *msgConn) *mcp.ServerSe
 }
 
 // end closes c's session and forgets it.
-func (t *MessageTransports) end(c *msgConn, ss *mcp.ServerSession) {
+func (t *Transports) end(c *msgConn, ss *mcp.ServerSession) {
 	c.Close()
 	if ss != nil {
 		ss.Close()
@@ -252,7 +257,7 @@ func callerKey(r *http.Request, ti *auth.TokenInfo) string {
 // and Connection for it. Messages from the client arrive through deliver;
 // the session's messages leave through send.
 type msgConn struct {
-	t       *MessageTransports
+	t       *Transports
 	kind    string // "sse" or "websocket"
 	id      string
 	caller  string
@@ -263,8 +268,8 @@ type msgConn struct {
 	in        chan jsonrpc.Message
 	done      chan struct{}
 	closeOnce sync.Once
-	failOnce  sync.Once // logs the first message the client did not take
-	pending   inflight  // requests passed on and not answered yet (stdio.go)
+	failOnce  sync.Once     // logs the first message the client did not take
+	pending   wire.Inflight // requests passed on and not answered yet (stdio.go)
 
 	// send writes one message to the client within ctx; set by the
 	// transport before the session starts.
@@ -322,9 +327,9 @@ func (c *msgConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if _, ok := msg.(*jsonrpc.Response); ok {
-		defer c.pending.done()
+		defer c.pending.Done()
 	}
-	if cancelledAnswer(data) {
+	if wire.CancelledAnswer(data) {
 		return nil // the client cancelled the request
 	}
 	select {
@@ -367,7 +372,7 @@ func (c *msgConn) deliver(ctx context.Context, raw []byte, ti *auth.TokenInfo, h
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		req.Extra = &mcp.RequestExtra{TokenInfo: ti, Header: h}
 		if call = req.IsCall(); call {
-			c.pending.add() // before the server can answer
+			c.pending.Add() // before the server can answer
 		}
 	}
 	select {
@@ -377,7 +382,7 @@ func (c *msgConn) deliver(ctx context.Context, raw []byte, ti *auth.TokenInfo, h
 	case <-ctx.Done():
 	}
 	if call {
-		c.pending.done()
+		c.pending.Done()
 	}
 	return &jsonrpc.Error{Code: wire.CodeSessionNotFound, Message: "Session not found: it ended; open a new one"}
 }
@@ -385,7 +390,7 @@ func (c *msgConn) deliver(ctx context.Context, raw []byte, ti *auth.TokenInfo, h
 // errorMessage encodes a JSON-RPC error answer to raw (null id when its id
 // cannot be read).
 func errorMessage(raw []byte, e *jsonrpc.Error) []byte {
-	id := idOf(raw)
+	id := wire.IDOf(raw)
 	if id == nil {
 		id = []byte("null")
 	}
@@ -395,4 +400,17 @@ func errorMessage(raw []byte, e *jsonrpc.Error) []byte {
 		Error   *jsonrpc.Error  `json:"error"`
 	}{"2.0", id, e})
 	return b
+}
+
+// Loopback opens a session over a connection held in memory: send gets
+// every message the server writes, deliver hands it one frame as if it
+// came from a client with token ti and header h, and end closes the
+// session. It exercises the transport without a network, for tests.
+func (t *Transports) Loopback(ctx context.Context, send func(context.Context, []byte) error) (deliver func(frame []byte, ti *auth.TokenInfo, h http.Header), end func()) {
+	c := &msgConn{t: t, kind: "loopback", id: rand.Text(), in: make(chan jsonrpc.Message, 16), done: make(chan struct{}), send: send}
+	t.mu.Lock()
+	t.open[c.id] = c
+	t.mu.Unlock()
+	ss := t.serve(ctx, c)
+	return func(frame []byte, ti *auth.TokenInfo, h http.Header) { c.deliver(ctx, frame, ti, h) }, func() { t.end(c, ss) }
 }

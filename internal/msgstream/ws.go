@@ -1,4 +1,4 @@
-package connector
+package msgstream
 
 import (
 	"context"
@@ -22,11 +22,11 @@ const wsSubprotocol = "mcp"
 // and drops it when the pong does not come within the write timeout. A
 // connection opened with a token that expires is closed with 1008 at its
 // next message, so the client reconnects with a fresh token.
-func (t *MessageTransports) WebSocket() http.Handler {
+func (t *Transports) WebSocket() http.Handler {
 	return http.HandlerFunc(t.serveWebSocket)
 }
 
-func (t *MessageTransports) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+func (t *Transports) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if !headerHasToken(r.Header, "Sec-WebSocket-Protocol", wsSubprotocol) {
 		http.Error(w, "Bad Request: open a WebSocket offering the subprotocol \"mcp\" (Sec-WebSocket-Protocol: mcp)", http.StatusBadRequest)
 		return
@@ -96,7 +96,7 @@ func (t *MessageTransports) serveWebSocket(w http.ResponseWriter, r *http.Reques
 
 // wsKeepAlive pings the client until ctx is done; a pong that does not
 // come within the write timeout ends the connection.
-func (t *MessageTransports) wsKeepAlive(ctx context.Context, ws *websocket.Conn, c *msgConn) {
+func (t *Transports) wsKeepAlive(ctx context.Context, ws *websocket.Conn, c *msgConn) {
 	tick := time.NewTicker(t.cfg.KeepAlive)
 	defer tick.Stop()
 	for {
