@@ -1,0 +1,225 @@
+package connector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pageSize is how many items one page of a list holds (the go-sdk's
+// default unless WithPageSize says otherwise).
+func (f *fastPath) pageSize() int {
+	if f.s.opts.pageSize > 0 {
+		return f.s.opts.pageSize
+	}
+	return mcp.DefaultPageSize
+}
+
+// listResponse is the answer to tools/list: every tool on one page, as
+// the go-sdk lists them (by name), encoded once per era until the tools
+// change (SetViews).
+func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
+	i := 0
+	if stateless {
+		i = 1
+	}
+	b := f.lists[i].Load()
+	if b == nil {
+		res := &mcp.ListToolsResult{Tools: []*mcp.Tool{}, Cacheable: mcp.Cacheable{CacheScope: "public"}}
+		for _, t := range f.s.sortedTools() {
+			res.Tools = append(res.Tools, f.s.sdkTool(t))
+		}
+		slices.SortFunc(res.Tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+		if stateless {
+			res.ResultType = "complete"
+			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: f.s.impl}
+		}
+		enc, err := json.Marshal(res)
+		if err != nil {
+			return wire.ErrorResponse(id, err)
+		}
+		b = &enc
+		f.lists[i].Store(b)
+	}
+	out := make([]byte, 0, len(*b)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, *b...)
+	return append(out, '}')
+}
+
+// toolsChanged drops the encoded tool lists.
+func (f *fastPath) toolsChanged() {
+	f.lists[0].Store(nil)
+	f.lists[1].Store(nil)
+}
+
+// otherResponse encodes the result of a method other than tools/call as
+// the go-sdk does: cacheable results public by default, and under
+// 2026-07-28 the server's identity and the result type.
+func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless bool) []byte {
+	if rr, ok := res.(*mcp.ReadResourceResult); ok && rr != nil && rr.CacheScope == "" {
+		cp := *rr
+		cp.CacheScope = "public"
+		res = &cp
+	}
+	if stateless && res != nil {
+		m := make(mcp.Meta, len(res.GetMeta())+1)
+		for k, v := range res.GetMeta() {
+			m[k] = v
+		}
+		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+			m[mcp.MetaKeyServerInfo] = f.s.impl
+		}
+		res.SetMeta(m)
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return wire.ErrorResponse(id, err)
+	}
+	if stateless && len(rb) > 2 && !bytes.Contains(rb, []byte(`"resultType":`)) {
+		rb = append(rb[:len(rb)-1], `,"resultType":"complete"}`...)
+	}
+	out := make([]byte, 0, len(rb)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, rb...)
+	return append(out, '}')
+}
+
+// resultResponse encodes the JSON-RPC response holding res. The common
+// shape (text blocks, structured content already encoded by the runtime)
+// is written directly; anything else goes through the go-sdk's encoding.
+func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, stateless bool) []byte {
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	if res.Content == nil && res.InputRequests == nil {
+		res.Content = []mcp.Content{}
+	}
+	b := make([]byte, 0, 256+2*textSize(res))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	if enc, ok := f.encodeSimple(b, res, stateless); ok {
+		return append(enc, '}')
+	}
+	if stateless {
+		cp := *res
+		cp.Meta = make(mcp.Meta, len(res.Meta)+1)
+		for k, v := range res.Meta {
+			cp.Meta[k] = v
+		}
+		if _, ok := cp.Meta[mcp.MetaKeyServerInfo]; !ok {
+			cp.Meta[mcp.MetaKeyServerInfo] = f.s.impl
+		}
+		res = &cp
+	}
+	rb, err := json.Marshal(res)
+	if err != nil {
+		return wire.ErrorResponse(id, err)
+	}
+	if stateless && len(rb) > 1 {
+		kind := `"complete"`
+		if res.InputRequests != nil {
+			kind = `"input_required"`
+		}
+		if len(rb) > 2 {
+			rb = append(rb[:len(rb)-1], `,"resultType":`...)
+		} else {
+			rb = append(rb[:len(rb)-1], `"resultType":`...)
+		}
+		rb = append(append(rb, kind...), '}')
+	}
+	b = append(b, rb...)
+	return append(b, '}')
+}
+
+// encodeSimple appends res when it has the shape the runtime builds for
+// struct and text results: text blocks without annotations or _meta, and
+// structured content already encoded. It reports false for anything else.
+func (f *fastPath) encodeSimple(b []byte, res *mcp.CallToolResult, stateless bool) ([]byte, bool) {
+	if res.Meta != nil || res.InputRequests != nil || res.RequestState != "" {
+		return b, false
+	}
+	var sc json.RawMessage
+	switch x := res.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		if len(x) == 0 {
+			return b, false
+		}
+		sc = x
+	default:
+		return b, false
+	}
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok || tc == nil || tc.Meta != nil || tc.Annotations != nil {
+			return b, false
+		}
+	}
+	b = append(b, '{')
+	if stateless {
+		b = append(b, `"_meta":{"`+mcp.MetaKeyServerInfo+`":`...)
+		b = append(b, f.s.implJSON...)
+		b = append(b, `},`...)
+	}
+	b = append(b, `"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = wire.AppendString(b, c.(*mcp.TextContent).Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if sc != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	if stateless {
+		b = append(b, `,"resultType":"complete"`...)
+	}
+	return append(b, '}'), true
+}
+
+func textSize(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok && tc != nil {
+			n += len(tc.Text)
+		}
+	}
+	return n
+}
+
+// errorStatus is the HTTP status of an answer: under MCP 2026-07-28 an
+// error answers with the status SEP-2575 gives its code, as the go-sdk
+// does (400 for -32602 and -32021, 404 for -32601); else 200.
+func errorStatus(stateless bool, err error) int {
+	var we *jsonrpc.Error
+	if !stateless || !errors.As(err, &we) {
+		return http.StatusOK
+	}
+	switch we.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}

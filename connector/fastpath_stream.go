@@ -1,0 +1,190 @@
+package connector
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fastStream is a resumable answer in progress.
+type fastStream struct {
+	done chan struct{} // closed once the result is in the event store
+}
+
+// serveStream answers on a resumable event stream: a priming event, then
+// the result, both kept in the event store. CloseStream ends the HTTP
+// response while the call goes on (over HTTP/1.x: the connection is taken
+// over, the response's last chunk written and the connection closed); the
+// client then resumes the stream (GET with Last-Event-ID), which waits for
+// the result and is then replayed by the go-sdk from the event store.
+func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
+	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
+	defer cleanup()
+	stream := rand.Text()
+	if err := f.events.Open(ctx, sid, stream); err != nil {
+		http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if err := f.events.Append(ctx, sid, stream, nil); err != nil {
+		f.s.logger.Warn("storing priming event", "err", err)
+	}
+	wh := w.Header()
+	wh["Content-Type"] = []string{"text/event-stream"}
+	wh["Connection"] = []string{"keep-alive"}
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
+	var (
+		mu     sync.Mutex // guards w, ended and closed
+		ended  bool       // the call has ended
+		closed bool       // CloseStream ended the response
+	)
+	// The priming event goes out with the result when the call ends within
+	// primeDelay (one write instead of two), else on its own then, so the
+	// client has an event id to resume from.
+	prime := time.AfterFunc(primeDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended && !closed {
+			http.NewResponseController(w).Flush()
+		}
+	})
+	st := &fastStream{done: make(chan struct{})}
+	f.streams.Store(stream, st)
+	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
+		x.Extra.CloseSSEStream = func(args mcp.CloseSSEStreamArgs) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ended || closed {
+				return
+			}
+			if args.RetryAfter > 0 {
+				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
+			}
+			rc := http.NewResponseController(w)
+			rc.Flush()
+			conn, buf, err := rc.Hijack()
+			if err != nil {
+				f.s.logger.Warn("closing a stream", "err", err)
+				return
+			}
+			closed = true
+			buf.WriteString("0\r\n\r\n") // the last chunk of the response
+			buf.Flush()
+			conn.Close()
+		}
+	}
+	res, err := run(ctx, method, mreq)
+	prime.Stop()
+	var ev []byte
+	if !cancelled() {
+		out := encode(res, err)
+		if err := f.events.Append(ctx, sid, stream, out); err != nil {
+			f.s.logger.Warn("storing event", "err", err)
+		}
+		ev = make([]byte, 0, len(out)+len(stream)+40)
+		ev = append(ev, "event: message\nid: "...)
+		ev = append(ev, stream...)
+		ev = append(ev, "_1\ndata: "...)
+		ev = append(ev, out...)
+		ev = append(ev, "\n\n"...)
+	}
+	f.streams.Delete(stream)
+	close(st.done)
+	mu.Lock()
+	defer mu.Unlock()
+	ended = true
+	if !closed && ev != nil {
+		w.Write(ev)
+	}
+}
+
+// logStream is the answer to a request without a session while its
+// handler runs: plain JSON unless the handler logs a message the go-sdk
+// would send (info and above, the level of its one-request sessions);
+// from the first such message on, an event stream of the messages, as
+// they come, and then the result.
+type logStream struct {
+	w       http.ResponseWriter
+	mu      sync.Mutex
+	started bool // the event stream has begun
+	ended   bool // the request has been answered
+}
+
+// send writes p as a notifications/message event.
+func (l *logStream) send(p *mcp.LoggingMessageParams) error {
+	if !sentLevels[p.Level] {
+		return nil
+	}
+	pb, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return errAnswered
+	}
+	if !l.started {
+		l.started = true
+		h := l.w.Header()
+		h["Content-Type"] = []string{"text/event-stream"}
+		l.w.WriteHeader(http.StatusOK)
+	}
+	ev := make([]byte, 0, len(pb)+96)
+	ev = append(ev, `event: message`+"\n"+`data: {"jsonrpc":"2.0","method":"notifications/message","params":`...)
+	ev = append(ev, pb...)
+	ev = append(ev, "}\n\n"...)
+	l.w.Write(ev)
+	http.NewResponseController(l.w).Flush()
+	return nil
+}
+
+// end ends the answer: out (nil for none) as the last event when the
+// event stream has begun. It reports whether it had; a nil l has not.
+func (l *logStream) end(out []byte) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = true
+	if !l.started {
+		return false
+	}
+	if out != nil {
+		ev := make([]byte, 0, len(out)+24)
+		ev = append(ev, "event: message\ndata: "...)
+		ev = append(ev, out...)
+		l.w.Write(append(ev, "\n\n"...))
+	}
+	return true
+}
+
+// resume holds a client's resumption of a stream the fast path is still
+// answering until its result is stored, then lets the go-sdk replay it.
+// It reports false for any other stream.
+func (f *fastPath) resume(w http.ResponseWriter, r *http.Request) bool {
+	lid := r.Header.Get("Last-Event-ID")
+	stream, _, ok := strings.Cut(lid, "_")
+	if !ok {
+		return false
+	}
+	x, ok := f.streams.Load(stream)
+	if !ok {
+		return false
+	}
+	select {
+	case <-x.(*fastStream).done:
+	case <-r.Context().Done():
+		return true
+	}
+	f.next.ServeHTTP(w, r)
+	return true
+}
