@@ -29,6 +29,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/mcpgen/mcpgen/internal/browserbundle"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -57,32 +58,20 @@ func HostPage(t testing.TB) []byte {
 }
 
 func buildHostPage(nodeModules string) ([]byte, error) {
-	res := api.Build(api.BuildOptions{
-		Stdin: &api.StdinOptions{
-			Contents:   hostSource,
-			Sourcefile: "host.ts",
-			Loader:     api.LoaderTS,
-			// host.ts imports the inspector's host presets by relative path.
-			ResolveDir: filepath.Join(testenv.Root(), "internal", "browsertest"),
-		},
-		Bundle:    true,
-		Write:     false,
-		Format:    api.FormatESModule,
-		Platform:  api.PlatformBrowser,
-		Target:    api.ES2022,
-		NodePaths: []string{nodeModules},
-		LogLevel:  api.LogLevelSilent,
-		Define:    map[string]string{"process.env.NODE_ENV": `"production"`},
-	})
-	if len(res.Errors) > 0 {
-		var b strings.Builder
-		for _, m := range res.Errors {
-			if m.Location != nil {
-				fmt.Fprintf(&b, "%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column+1)
-			}
-			b.WriteString(m.Text + "\n")
-		}
-		return nil, fmt.Errorf("browsertest: bundling the host page:\n%s", b.String())
+	o := browserbundle.Options()
+	o.Stdin = &api.StdinOptions{
+		Contents:   hostSource,
+		Sourcefile: "host.ts",
+		Loader:     api.LoaderTS,
+		// host.ts imports the inspector's host presets by relative path.
+		ResolveDir: filepath.Join(testenv.Root(), "internal", "browsertest"),
+	}
+	o.Format = api.FormatESModule
+	o.Target = api.ES2022
+	o.NodePaths = []string{nodeModules}
+	res := api.Build(o)
+	if err := browserbundle.Error("browsertest: bundling the host page", res.Errors); err != nil {
+		return nil, err
 	}
 	js := strings.ReplaceAll(string(res.OutputFiles[0].Contents), "</script", `<\/script`)
 	return []byte(`<!doctype html>
