@@ -30,6 +30,7 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 
 	"github.com/mcpgen/mcpgen/internal/browserbundle"
+	"github.com/mcpgen/mcpgen/internal/chromium"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -200,7 +201,7 @@ func (r Result) Of(kind string) []Event {
 func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	t.Helper()
 	node := testenv.Node(t)
-	chromium := testenv.Chromium(t)
+	chrome := testenv.Chromium(t)
 	nm := testenv.NodeModules(t, "playwright-core")
 
 	runner := filepath.Join(t.TempDir(), "runner.cjs")
@@ -234,8 +235,8 @@ func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	}
 	cfg, err := json.Marshal(map[string]any{
 		"url":       srv.URL + "/?" + q.Encode(),
-		"chromium":  chromium,
-		"flags":     testenv.ChromiumFlags,
+		"chromium":  chrome,
+		"flags":     chromium.Flags(),
 		"steps":     sc.Steps,
 		"timeoutMs": timeout.Milliseconds(),
 	})
