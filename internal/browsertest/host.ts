@@ -4,7 +4,10 @@
 // its own origin, reads the view linked to the tool under test, renders it in
 // an iframe with sandbox="allow-scripts", calls the tool and hands the view
 // its input and result. Everything it sees is logged in window.__mcpgenHost
-// for the test to read.
+// for the test to read. Like the inspector, it holds the view's iframe in
+// the element carrying data-app-status ("loading", then "ready" once the
+// view has its result or its cancellation, or "error" with data-app-error),
+// which is what internal/browser waits on and screenshots.
 
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -19,9 +22,15 @@ const t0 = performance.now();
 function log(kind: string, data?: unknown) {
   host.events.push({ kind, data, at: Math.round(performance.now() - t0) });
 }
+function status(s: "ready" | "error", error?: string) {
+  const el = document.querySelector("[data-app-status]");
+  if (error !== undefined) el?.setAttribute("data-app-error", error);
+  el?.setAttribute("data-app-status", s);
+}
 function fail(e: unknown) {
   host.error = String((e as Error)?.stack ?? e);
   log("error", String(e));
+  status("error", String(e));
 }
 
 async function main() {
@@ -82,12 +91,14 @@ async function main() {
       if (cancel !== null) {
         await bridge.sendToolCancelled({ reason: cancel });
         log("tool-cancelled", { reason: cancel });
+        status("ready");
         return;
       }
       await bridge.sendToolInput({ arguments: args });
       const result = await client.callTool({ name: toolName, arguments: args });
       log("tool-result", result);
       await bridge.sendToolResult(result as any);
+      status("ready");
     })().catch(fail);
   };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
