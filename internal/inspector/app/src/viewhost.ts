@@ -3,9 +3,9 @@
 // (a second port, served with the view's declared CSP), shows it in an
 // iframe with sandbox="allow-scripts" and speaks to it through AppBridge,
 // the official host side of MCP Apps. Every postMessage is logged. It is
-// mcpgen's one host page: the inspector uses it, and so does the test host
-// of internal/browsertest, which has no sandbox origin and shows the view
-// document through srcdoc instead.
+// mcpgen's one MCP Apps host: the inspector uses it, and so does the test
+// host page of internal/browsertest, which has no sandbox origin and shows
+// the view document through srcdoc instead.
 
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import type { Client } from "@modelcontextprotocol/client";
