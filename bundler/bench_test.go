@@ -14,6 +14,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/mcpgen/mcpgen/internal/browserbundle"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
@@ -45,27 +46,19 @@ func extAppsCardHTML(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := api.Build(api.BuildOptions{
-		EntryPoints:       []string{filepath.Join(dir, "main.tsx")},
-		AbsWorkingDir:     dir,
-		Outdir:            filepath.Join(dir, "out"),
-		Bundle:            true,
-		Write:             false,
-		Format:            api.FormatIIFE,
-		Platform:          api.PlatformBrowser,
-		Target:            api.ES2020,
-		JSX:               api.JSXAutomatic,
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
-		NodePaths:         []string{nm},
-		MinifyWhitespace:  true,
-		MinifyIdentifiers: true,
-		MinifySyntax:      true,
-		LegalComments:     api.LegalCommentsNone,
-		Charset:           api.CharsetASCII,
-		LogLevel:          api.LogLevelSilent,
-	})
-	if len(res.Errors) > 0 {
-		t.Fatalf("bundling the ext-apps card: %s (%v)", res.Errors[0].Text, res.Errors[0].Location)
+	o := browserbundle.Options()
+	o.EntryPoints = []string{filepath.Join(dir, "main.tsx")}
+	o.AbsWorkingDir = dir
+	o.Outdir = filepath.Join(dir, "out")
+	o.Format = api.FormatIIFE
+	o.Target = api.ES2020
+	o.NodePaths = []string{nm}
+	o.MinifyWhitespace, o.MinifyIdentifiers, o.MinifySyntax = true, true, true
+	o.LegalComments = api.LegalCommentsNone
+	o.Charset = api.CharsetASCII
+	res := api.Build(o)
+	if err := browserbundle.Error("bundling the ext-apps card", res.Errors); err != nil {
+		t.Fatal(err)
 	}
 	var js, css []byte
 	for _, f := range res.OutputFiles {

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpgen/mcpgen/connector/ui"
 	"github.com/mcpgen/mcpgen/generator/diag"
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/browserbundle"
 )
 
 // Options configure a Bundler.
@@ -354,37 +355,30 @@ const (
 func (b *Bundler) buildOptions(e Entry, resolve *func(string, api.ResolveOptions) api.ResolveResult) api.BuildOptions {
 	// React's production build, minified or not: its development build
 	// triples the time of a rebuild, which the dev loop pays on every save.
-	o := api.BuildOptions{
-		EntryPointsAdvanced: []api.EntryPoint{{InputPath: "mcpgen-entry:" + e.Name, OutputPath: e.Name}},
-		AbsWorkingDir:       b.opts.Dir,
-		Outdir:              b.outdir(),
-		Write:               false,
-		Bundle:              true,
-		Metafile:            true,
-		Format:              api.FormatIIFE,
-		Platform:            api.PlatformBrowser,
-		Target:              api.ES2020,
-		JSX:                 api.JSXAutomatic,
-		Define:              map[string]string{"process.env.NODE_ENV": `"production"`},
-		NodePaths:           b.opts.NodePaths,
-		LogLevel:            api.LogLevelSilent,
-		Charset:             api.CharsetASCII,
-		// Both are esbuild's defaults; they are stated because the bundle is
-		// inlined into <script> and <style>: esbuild then escapes any
-		// "</script" and "</style" in the code.
-		Supported: map[string]bool{"inline-script": true, "inline-style": true},
-		Loader: map[string]api.Loader{
-			".png": api.LoaderDataURL, ".jpg": api.LoaderDataURL, ".jpeg": api.LoaderDataURL,
-			".gif": api.LoaderDataURL, ".svg": api.LoaderDataURL, ".webp": api.LoaderDataURL,
-			".woff": api.LoaderDataURL, ".woff2": api.LoaderDataURL,
-		},
-		Plugins: []api.Plugin{b.plugin(e, resolve)},
-		// A source map beside the bundle, never inside it (the document
-		// stays as small as it was): mcpgen test and the inspector turn a
-		// view's error back into its place in ui/ with it.
-		Sourcemap:      api.SourceMapExternal,
-		SourcesContent: api.SourcesContentExclude,
+	o := browserbundle.Options()
+	o.EntryPointsAdvanced = []api.EntryPoint{{InputPath: "mcpgen-entry:" + e.Name, OutputPath: e.Name}}
+	o.AbsWorkingDir = b.opts.Dir
+	o.Outdir = b.outdir()
+	o.Metafile = true
+	o.Format = api.FormatIIFE
+	o.Target = api.ES2020
+	o.NodePaths = b.opts.NodePaths
+	o.Charset = api.CharsetASCII
+	// Both are esbuild's defaults; they are stated because the bundle is
+	// inlined into <script> and <style>: esbuild then escapes any
+	// "</script" and "</style" in the code.
+	o.Supported = map[string]bool{"inline-script": true, "inline-style": true}
+	o.Loader = map[string]api.Loader{
+		".png": api.LoaderDataURL, ".jpg": api.LoaderDataURL, ".jpeg": api.LoaderDataURL,
+		".gif": api.LoaderDataURL, ".svg": api.LoaderDataURL, ".webp": api.LoaderDataURL,
+		".woff": api.LoaderDataURL, ".woff2": api.LoaderDataURL,
 	}
+	o.Plugins = []api.Plugin{b.plugin(e, resolve)}
+	// A source map beside the bundle, never inside it (the document
+	// stays as small as it was): mcpgen test and the inspector turn a
+	// view's error back into its place in ui/ with it.
+	o.Sourcemap = api.SourceMapExternal
+	o.SourcesContent = api.SourcesContentExclude
 	if b.opts.Minify {
 		o.MinifyWhitespace, o.MinifyIdentifiers, o.MinifySyntax = true, true, true
 		o.LegalComments = api.LegalCommentsNone
@@ -424,8 +418,7 @@ func (b *Bundler) plugin(e Entry, resolve *func(string, api.ResolveOptions) api.
 	}}
 }
 
-// message converts an esbuild message into a diagnostic at the user's file
-// (esbuild columns are 0-based).
+// message converts an esbuild message into a diagnostic at the user's file.
 func (b *Bundler) message(m api.Message, sev diag.Severity, e Entry) diag.Diagnostic {
 	d := diag.Diagnostic{Severity: sev, Code: "esbuild", Message: m.Text}
 	if m.ID != "" {
@@ -445,13 +438,13 @@ func (b *Bundler) message(m api.Message, sev diag.Severity, e Entry) diag.Diagno
 		case l.Namespace == nsUI || strings.HasPrefix(l.File, nsUI+":"):
 			d.Pos = diag.Pos{File: "mcpgen/ui"}
 		default:
-			file := l.File
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(b.opts.Dir, file)
+			p, _ := browserbundle.Position(l)
+			if !filepath.IsAbs(p.File) {
+				p.File = filepath.Join(b.opts.Dir, p.File)
 			}
-			d.Pos = diag.Pos{File: file, Line: l.Line, Col: l.Column + 1}
-			if l.Length > 0 {
-				d.End = diag.Pos{File: file, Line: l.Line, Col: l.Column + 1 + l.Length}
+			d.Pos = diag.Pos{File: p.File, Line: p.Line, Col: p.Col}
+			if p.EndCol > 0 {
+				d.End = diag.Pos{File: p.File, Line: p.Line, Col: p.EndCol}
 			}
 		}
 	}

@@ -9,37 +9,23 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/mcpgen/mcpgen/internal/chromium"
 )
 
 // ErrNoChromium is returned by Find when no Chromium is installed.
-var ErrNoChromium = errors.New(msgNoChromium)
+var ErrNoChromium = chromium.ErrNotFound
 
 // Find returns the path of a Chromium (or Chrome) binary: $MCPGEN_CHROME
 // when set, else the first of chromium, chromium-browser, google-chrome and
 // google-chrome-stable on PATH.
-func Find() (string, error) {
-	if p := os.Getenv("MCPGEN_CHROME"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("MCPGEN_CHROME=%s: %w", p, err)
-		}
-		return p, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", ErrNoChromium
-}
+func Find() (string, error) { return chromium.Find() }
 
 // startTimeout bounds the browser's start.
 const startTimeout = time.Minute
@@ -78,14 +64,16 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	aopts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(opts.Exec),
-		chromedp.NoSandbox, // containers and CI run as root
-		chromedp.DisableGPU,
+	aopts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(opts.Exec))
+	for _, f := range chromium.Flags() {
+		if name, value := chromium.Split(f); value != "" {
+			aopts = append(aopts, chromedp.Flag(name, value))
+		} else {
+			aopts = append(aopts, chromedp.Flag(name, true))
+		}
+	}
+	aopts = append(aopts,
 		chromedp.WindowSize(opts.Width, opts.Height),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,IsolateSandboxedIframes"),
 		chromedp.Flag("font-render-hinting", "none"), // steadier screenshots

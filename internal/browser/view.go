@@ -193,17 +193,14 @@ func (v *View) Query(ctx context.Context, selector string) ([]string, error) {
 // Eval evaluates a JavaScript expression inside the view's document and
 // returns its value as a string.
 func (v *View) Eval(ctx context.Context, expr string) (string, error) {
-	frames, err := run(ctx, v, chromedp.Nodes(chromedp.CSS("[data-app-status] iframe")))
+	frame, err := v.frame(ctx)
 	if err != nil {
-		return "", fmt.Errorf("finding the view's frame: %w", err)
-	}
-	if len(frames) == 0 {
-		return "", fmt.Errorf("the page shows no view")
+		return "", err
 	}
 	// PollFunction evaluates in the frame's document; the predicate (an
 	// array, always truthy) holds at once, so it returns on the first try.
 	out, err := run(ctx, v, chromedp.PollFunction[[]string](`() => { const v = (`+expr+`); return [v === undefined || v === null ? "" : String(v)]; }`,
-		chromedp.WithPollingInFrame(frames[0]), chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(5*time.Second)))
 	if err != nil {
 		return "", err
 	}
@@ -211,6 +208,44 @@ func (v *View) Eval(ctx context.Context, expr string) (string, error) {
 		return "", fmt.Errorf("evaluating %q: no value", expr)
 	}
 	return out[0], nil
+}
+
+// Wait waits, at most timeout, until the JavaScript expression is truthy
+// inside the view's document.
+func (v *View) Wait(ctx context.Context, expr string, timeout time.Duration) error {
+	frame, err := v.frame(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = run(ctx, v, chromedp.PollFunction[chromedp.Void](`() => (`+expr+`)`,
+		chromedp.WithPollingInFrame(frame), chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
+	return err
+}
+
+// HostEval evaluates a JavaScript expression in the page that holds the
+// view (the host), awaiting it when it is a promise, and returns its value
+// as JSON.
+func (v *View) HostEval(ctx context.Context, expr string) ([]byte, error) {
+	return run(ctx, v, chromedp.Evaluate[[]byte](expr, chromedp.EvalAwaitPromise))
+}
+
+// HostWait waits, at most timeout, until the JavaScript expression is
+// truthy in the page that holds the view.
+func (v *View) HostWait(ctx context.Context, expr string, timeout time.Duration) error {
+	_, err := run(ctx, v, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
+	return err
+}
+
+// frame returns the iframe that shows the view.
+func (v *View) frame(ctx context.Context) (*chromedp.Node, error) {
+	frames, err := run(ctx, v, chromedp.Nodes(chromedp.CSS("[data-app-status] iframe")))
+	if err != nil {
+		return nil, fmt.Errorf("finding the view's frame: %w", err)
+	}
+	if len(frames) == 0 {
+		return nil, fmt.Errorf("the page shows no view")
+	}
+	return frames[0], nil
 }
 
 // actionTimeout bounds one action on an open view.

@@ -1,16 +1,18 @@
 // Package browsertest renders MCP Apps views the way a chat host does and
-// reports what happened: headless Chromium (driven by playwright-core on
-// Node) loads a host page built on the official host-side bridge (AppBridge
-// from @modelcontextprotocol/ext-apps) and the official TypeScript MCP
-// client; the page connects to a real MCP server over Streamable HTTP, reads
-// the view linked to a tool, shows it in an iframe with
-// sandbox="allow-scripts", calls the tool and passes its input and result to
-// the view. Every step the host sees (handshake, size changes, display-mode
-// requests, links, messages) comes back to the test as an event.
+// reports what happened: headless Chromium (driven by internal/browser, as
+// `mcpgen test` drives it) loads a host page built on the official host-side
+// bridge (AppBridge from @modelcontextprotocol/ext-apps) and the official
+// TypeScript MCP client; the page connects to a real MCP server over
+// Streamable HTTP, reads the view linked to a tool, shows it in an iframe
+// with sandbox="allow-scripts", calls the tool and passes its input and
+// result to the view. Every step the host sees (handshake, size changes,
+// display-mode requests, links, messages) comes back to the test as an
+// event.
 package browsertest
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -20,7 +22,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,14 +30,13 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/mcpgen/mcpgen/internal/browser"
+	"github.com/mcpgen/mcpgen/internal/browserbundle"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
 //go:embed host.ts
 var hostSource string
-
-//go:embed runner.cjs
-var runnerSource string
 
 var (
 	pageOnce sync.Once
@@ -57,39 +57,30 @@ func HostPage(t testing.TB) []byte {
 }
 
 func buildHostPage(nodeModules string) ([]byte, error) {
-	res := api.Build(api.BuildOptions{
-		Stdin: &api.StdinOptions{
-			Contents:   hostSource,
-			Sourcefile: "host.ts",
-			Loader:     api.LoaderTS,
-			// host.ts imports the inspector's host presets by relative path.
-			ResolveDir: filepath.Join(testenv.Root(), "internal", "browsertest"),
-		},
-		Bundle:    true,
-		Write:     false,
-		Format:    api.FormatESModule,
-		Platform:  api.PlatformBrowser,
-		Target:    api.ES2022,
-		NodePaths: []string{nodeModules},
-		LogLevel:  api.LogLevelSilent,
-		Define:    map[string]string{"process.env.NODE_ENV": `"production"`},
-	})
-	if len(res.Errors) > 0 {
-		var b strings.Builder
-		for _, m := range res.Errors {
-			if m.Location != nil {
-				fmt.Fprintf(&b, "%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column+1)
-			}
-			b.WriteString(m.Text + "\n")
-		}
-		return nil, fmt.Errorf("browsertest: bundling the host page:\n%s", b.String())
+	o := browserbundle.Options()
+	o.Stdin = &api.StdinOptions{
+		Contents:   hostSource,
+		Sourcefile: "host.ts",
+		Loader:     api.LoaderTS,
+		// host.ts imports the inspector's ViewHost and host presets by
+		// relative path.
+		ResolveDir: filepath.Join(testenv.Root(), "internal", "browsertest"),
+	}
+	o.Format = api.FormatESModule
+	o.Target = api.ES2022
+	o.NodePaths = []string{nodeModules}
+	res := api.Build(o)
+	if err := browserbundle.Error("browsertest: bundling the host page", res.Errors); err != nil {
+		return nil, err
 	}
 	js := strings.ReplaceAll(string(res.OutputFiles[0].Contents), "</script", `<\/script`)
 	return []byte(`<!doctype html>
 <html><head><meta charset="utf-8"><title>mcpgen test host</title>
 <style>body{margin:0;padding:16px;background:#e9e8e3;font-family:sans-serif}
-iframe{display:block;width:560px;height:120px;border:0;border-radius:12px;background:#fff}</style>
-</head><body><div id="frame"></div>
+#frame{width:max-content}
+iframe{display:block;width:var(--view-width,720px);height:120px;border:0;border-radius:12px;background:#fff}
+iframe.offstage{display:none}</style>
+</head><body><div id="frame" data-app-status="loading"></div>
 <script type="module">` + js + `</script></body></html>
 `), nil
 }
@@ -188,10 +179,12 @@ type Result struct {
 	Text   string  `json:"text"` // the view's visible text at the end
 	// Theme is the view document's data-theme attribute at the end, and
 	// Background the --color-background-primary it set from the host's styles.
-	Theme      string   `json:"theme"`
-	Background string   `json:"themeVars"`
-	Console    []string `json:"console"` // the browser console, host page and view
-	Error      string   `json:"error"`   // the step that failed, if any
+	Theme      string `json:"theme"`
+	Background string `json:"themeVars"`
+	// Console are the errors the browser console reported, host page and
+	// view: "pageerror: " for an uncaught exception, "error: " for the rest.
+	Console []string `json:"console"`
+	Error   string   `json:"error"` // the step that failed, if any
 }
 
 // Of returns the events of one kind.
@@ -210,14 +203,7 @@ func (r Result) Of(kind string) []Event {
 // test decides), with the console attached.
 func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	t.Helper()
-	node := testenv.Node(t)
-	chromium := testenv.Chromium(t)
-	nm := testenv.NodeModules(t, "playwright-core")
-
-	runner := filepath.Join(t.TempDir(), "runner.cjs")
-	if err := os.WriteFile(runner, []byte(runnerSource), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	chrome := testenv.Chromium(t)
 	args, err := json.Marshal(sc.Args)
 	if err != nil {
 		t.Fatal(err)
@@ -243,26 +229,146 @@ func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	if timeout == 0 {
 		timeout = 15 * time.Second
 	}
-	cfg, err := json.Marshal(map[string]any{
-		"url":       srv.URL + "/?" + q.Encode(),
-		"chromium":  chromium,
-		"flags":     testenv.ChromiumFlags,
-		"steps":     sc.Steps,
-		"timeoutMs": timeout.Milliseconds(),
-	})
+
+	ctx := context.Background()
+	b, err := browser.Launch(ctx, browser.Options{Exec: chrome, Width: 800, Height: 900})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(node, runner, string(cfg))
-	cmd.Env = append(os.Environ(), "MCPGEN_NODE_MODULES="+nm)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var res Result
-	if jerr := json.Unmarshal(out, &res); jerr != nil {
-		t.Fatalf("browsertest runner: %v (decoding %q): %v\n%s", err, out, jerr, stderr.String())
+	defer b.Close()
+	v, err := b.Open(ctx, srv.URL+"/?"+q.Encode(), timeout)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer v.Close()
+
+	var res Result
+	for i, st := range sc.Steps {
+		if err := play(ctx, v, st, timeout); err != nil {
+			res.Error = fmt.Sprintf("step %d %+v: %v", i+1, st, err)
+			break
+		}
+	}
+	res.observe(ctx, v)
 	return res
+}
+
+// play does one step's actions, in the order Step documents.
+func play(ctx context.Context, v *browser.View, st Step, timeout time.Duration) error {
+	if st.Click != "" {
+		if err := v.Wait(ctx, clickJS(st.Click), timeout); err != nil {
+			return fmt.Errorf("clicking the button %q: %w", st.Click, err)
+		}
+	}
+	if st.Theme != "" {
+		if _, err := v.HostEval(ctx, "window.__mcpgenHostActions.theme("+quote(st.Theme)+")"); err != nil {
+			return fmt.Errorf("switching the theme: %w", err)
+		}
+	}
+	if st.Teardown {
+		if _, err := v.HostEval(ctx, "window.__mcpgenHostActions.teardown()"); err != nil {
+			return fmt.Errorf("tearing the view down: %w", err)
+		}
+	}
+	if st.WaitText != "" {
+		if err := v.Wait(ctx, textJS(st.WaitText), timeout); err != nil {
+			return fmt.Errorf("waiting for the text %q: %w", st.WaitText, err)
+		}
+	}
+	if st.WaitEvent != "" {
+		n := max(st.Count, 1)
+		js := fmt.Sprintf("(window.__mcpgenHost?.events ?? []).filter((e) => e.kind === %s).length >= %d", quote(st.WaitEvent), n)
+		if err := v.HostWait(ctx, js, timeout); err != nil {
+			return fmt.Errorf("waiting for %d %s event(s): %w", n, st.WaitEvent, err)
+		}
+	}
+	if st.Screenshot != "" {
+		time.Sleep(100 * time.Millisecond) // let the last resize settle
+		png, err := v.Screenshot(ctx)
+		if err != nil {
+			return fmt.Errorf("screenshot: %w", err)
+		}
+		if err := os.WriteFile(st.Screenshot, png, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clickJS clicks the first enabled button of the view whose accessible
+// name (aria-label, else its text) contains name, ignoring case and runs of
+// spaces as a test user would read it; it is false while there is none.
+func clickJS(name string) string {
+	return `(() => {
+  const norm = (s) => (s ?? "").replace(/\s+/g, " ").trim().toLowerCase();
+  const want = norm(` + quote(name) + `);
+  const b = Array.from(document.querySelectorAll("button, [role=button]"))
+    .find((e) => !e.disabled && norm(e.getAttribute("aria-label") ?? e.innerText).includes(want));
+  if (!b) return false;
+  b.click();
+  return true;
+})()`
+}
+
+// textJS is true once the view shows text, compared as clickJS compares
+// names.
+func textJS(text string) string {
+	return `(() => {
+  const norm = (s) => (s ?? "").replace(/\s+/g, " ").trim().toLowerCase();
+  return !!document.body && norm(document.body.innerText).includes(norm(` + quote(text) + `));
+})()`
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// observe reads what the host logged, the view's text and theme, and the
+// problems the browser console reported.
+func (r *Result) observe(ctx context.Context, v *browser.View) {
+	var host struct {
+		Events []Event `json:"events"`
+		Error  string  `json:"error"`
+	}
+	raw, err := v.HostEval(ctx, `window.__mcpgenHost || { events: [], error: "host page did not start" }`)
+	if err == nil {
+		err = json.Unmarshal(raw, &host)
+	}
+	r.Events = host.Events
+	if host.Error != "" && r.Error == "" {
+		r.Error = "host: " + host.Error
+	}
+	if err == nil && v.Status != browser.StatusTimeout {
+		r.Text, err = v.Text(ctx)
+	}
+	if err == nil && v.Status != browser.StatusTimeout {
+		r.Theme, err = v.Eval(ctx, `document.documentElement.getAttribute("data-theme") ?? ""`)
+	}
+	if err == nil && v.Status != browser.StatusTimeout {
+		r.Background, err = v.Eval(ctx, `document.documentElement.style.getPropertyValue("--color-background-primary")`)
+	}
+	if err != nil && r.Error == "" {
+		r.Error = err.Error()
+	}
+	for _, p := range v.Problems() {
+		r.Console = append(r.Console, consoleLine(p))
+	}
+}
+
+// consoleLine renders a problem the way the console reported it: an
+// uncaught exception as "pageerror: ", anything else logged as an error as
+// "error: ".
+func consoleLine(p browser.Problem) string {
+	prefix := "error: "
+	if p.Kind == "exception" {
+		prefix = "pageerror: "
+	}
+	s := prefix + p.Text
+	if p.URL != "" && p.Line > 0 {
+		s += fmt.Sprintf(" (at %s:%d:%d)", p.URL, p.Line, p.Column)
+	}
+	return s
 }
 
 // Report renders a Result for a failure message.
@@ -281,9 +387,6 @@ func (r Result) Report() string {
 	}
 	b.WriteString("console:\n")
 	for _, c := range r.Console {
-		if strings.HasPrefix(c, "debug: ") && os.Getenv("MCPGEN_BROWSER_DEBUG") == "" {
-			continue // the ext-apps transport logs every message at debug level
-		}
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
 	fmt.Fprintf(&b, "view text:\n%s\n", r.Text)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/chromium"
 	"github.com/mcpgen/mcpgen/internal/dev"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 	"github.com/mcpgen/mcpgen/templates"
@@ -53,10 +54,10 @@ func TestMain(m *testing.M) {
 func startBrowser(t testing.TB) *browser {
 	t.Helper()
 	node := testenv.Node(t)
-	chromium := testenv.Chromium(t)
+	chrome := testenv.Chromium(t)
 	nm := testenv.NodeModules(t, "playwright-core")
 	if shared.b == nil && shared.err == nil {
-		shared.b, shared.err = launch(node, chromium, nm)
+		shared.b, shared.err = launch(node, chrome, nm)
 	}
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -65,7 +66,7 @@ func startBrowser(t testing.TB) *browser {
 	return shared.b
 }
 
-func launch(node, chromium, nm string) (*browser, error) {
+func launch(node, chrome, nm string) (*browser, error) {
 	tmp, err := os.MkdirTemp("", "mcpgen-inspector-test-")
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func launch(node, chromium, nm string) (*browser, error) {
 	if err := os.WriteFile(script, []byte(driverSource), 0o644); err != nil {
 		return nil, err
 	}
-	cfg, _ := json.Marshal(map[string]any{"chromium": chromium, "flags": testenv.ChromiumFlags, "timeoutMs": 20000})
+	cfg, _ := json.Marshal(map[string]any{"chromium": chrome, "flags": chromium.Flags(), "timeoutMs": 20000})
 	cmd := exec.Command(node, script, string(cfg))
 	cmd.Env = append(os.Environ(), "MCPGEN_NODE_MODULES="+nm)
 	cmd.Stderr = os.Stderr

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/chromium"
 )
 
 // Root returns the absolute path of the mcpgen source checkout.
@@ -60,27 +62,18 @@ func NodeModules(t testing.TB, pkgs ...string) string {
 	return dir
 }
 
-// Chromium returns the path of a Chromium binary (Debian's chromium package),
-// or $MCPGEN_CHROMIUM when set.
+// Chromium returns the path of a Chromium binary (Debian's chromium package):
+// $MCPGEN_CHROMIUM when set, else what chromium.Find finds.
 func Chromium(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("MCPGEN_CHROMIUM"); p != "" {
 		return p
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	p, err := chromium.Find()
+	if err != nil {
+		missing(t, "Chromium")
 	}
-	missing(t, "Chromium")
-	return ""
-}
-
-// ChromiumFlags are the flags every headless Chromium launch uses: this
-// machine's network is closed, so background traffic is switched off.
-var ChromiumFlags = []string{
-	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	return p
 }
 
 // Caddy returns the path of the Caddy web server (Debian's caddy package),

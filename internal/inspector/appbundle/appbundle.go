@@ -11,11 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
 
 	"github.com/mcpgen/mcpgen/bundler"
+	"github.com/mcpgen/mcpgen/internal/browserbundle"
 )
 
 // AppDir is internal/inspector/app in this source tree.
@@ -39,33 +39,18 @@ func Build(dir string) ([]byte, error) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "react", "package.json")); err != nil {
 		return nil, &ErrNoModules{Dir: dir}
 	}
-	res := api.Build(api.BuildOptions{
-		EntryPoints:       []string{filepath.Join(dir, "src", "main.tsx")},
-		AbsWorkingDir:     dir,
-		Outdir:            filepath.Join(dir, "out"),
-		Bundle:            true,
-		Write:             false,
-		Format:            api.FormatIIFE,
-		Platform:          api.PlatformBrowser,
-		Target:            api.ES2022,
-		JSX:               api.JSXAutomatic,
-		MinifyWhitespace:  true,
-		MinifyIdentifiers: true,
-		MinifySyntax:      true,
-		LegalComments:     api.LegalCommentsEndOfFile,
-		Charset:           api.CharsetUTF8,
-		LogLevel:          api.LogLevelSilent,
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
-	})
-	if len(res.Errors) > 0 {
-		var b strings.Builder
-		for _, m := range res.Errors {
-			if m.Location != nil {
-				fmt.Fprintf(&b, "%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column+1)
-			}
-			b.WriteString(m.Text + "\n")
-		}
-		return nil, fmt.Errorf("bundling the inspector:\n%s", b.String())
+	o := browserbundle.Options()
+	o.EntryPoints = []string{filepath.Join(dir, "src", "main.tsx")}
+	o.AbsWorkingDir = dir
+	o.Outdir = filepath.Join(dir, "out")
+	o.Format = api.FormatIIFE
+	o.Target = api.ES2022
+	o.MinifyWhitespace, o.MinifyIdentifiers, o.MinifySyntax = true, true, true
+	o.LegalComments = api.LegalCommentsEndOfFile
+	o.Charset = api.CharsetUTF8
+	res := api.Build(o)
+	if err := browserbundle.Error("bundling the inspector", res.Errors); err != nil {
+		return nil, err
 	}
 	var js, css []byte
 	for _, f := range res.OutputFiles {

@@ -2,7 +2,10 @@
 // view resource, has the inspector's server keep it on the sandbox origin
 // (a second port, served with the view's declared CSP), shows it in an
 // iframe with sandbox="allow-scripts" and speaks to it through AppBridge,
-// the official host side of MCP Apps. Every postMessage is logged.
+// the official host side of MCP Apps. Every postMessage is logged. It is
+// mcpgen's one MCP Apps host: the inspector uses it, and so does the test
+// host page of internal/browsertest, which has no sandbox origin and shows
+// the view document through srcdoc instead.
 
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import type { Client } from "@modelcontextprotocol/client";
@@ -20,6 +23,11 @@ export interface Render {
   result?: any;
   // calls, for a fixture: canned results for the tools the view calls.
   calls?: Record<string, any>;
+  // partial, when set, is sent first as ui/notifications/tool-input-partial.
+  partial?: Record<string, unknown>;
+  // cancel, when set, is sent as the reason of
+  // ui/notifications/tool-cancelled instead of the input and the result.
+  cancel?: string;
 }
 
 export interface Events {
@@ -29,6 +37,11 @@ export interface Events {
   hostEvent(kind: string, data: unknown): void;
   // meta reports the view resource's _meta.ui (prefersBorder, csp, ...).
   meta(ui: any): void;
+  // resource reports the view resource's content as read.
+  resource?(content: any): void;
+  // initialized reports the view's handshake: its name and version, and
+  // its capabilities.
+  initialized?(app: unknown, capabilities: unknown): void;
 }
 
 // Frame is one rendering of a view: its iframe and its bridge.
@@ -51,7 +64,9 @@ export class ViewHost {
   constructor(
     private container: HTMLElement,
     private client: Client,
-    private sandboxOrigin: () => string,
+    // sandboxOrigin is null for a host without a sandbox origin: the view
+    // document is then shown through srcdoc, without the CSP header.
+    private sandboxOrigin: (() => string) | null,
     private emulation: () => Emulation,
     private events: Events,
   ) {}
@@ -69,13 +84,18 @@ export class ViewHost {
       if (!content || typeof content.text !== "string") throw new Error(`resource ${r.uri} has no HTML text`);
       const csp = content._meta?.ui?.csp ?? null;
       this.events.meta(content._meta?.ui ?? {});
-      const res = await fetch("/_mcpgen/views", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ html: content.text, csp }),
-      });
-      if (!res.ok) throw new Error(`storing the view: ${res.status} ${await res.text()}`);
-      const { path } = await res.json();
+      this.events.resource?.(content);
+      let doc: { src?: string; srcdoc?: string } = { srcdoc: content.text };
+      if (this.sandboxOrigin) {
+        const res = await fetch("/_mcpgen/views", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ html: content.text, csp }),
+        });
+        if (!res.ok) throw new Error(`storing the view: ${res.status} ${await res.text()}`);
+        const { path } = await res.json();
+        doc = { src: this.sandboxOrigin() + path };
+      }
       if (gen !== this.gen) return;
       const pending = this.next;
       this.next = undefined;
@@ -85,7 +105,7 @@ export class ViewHost {
         this.cur = undefined;
         if (old) await this.retire(old);
       }
-      this.mount(r, this.sandboxOrigin() + path, gen, !!this.cur);
+      this.mount(r, doc, gen, !!this.cur);
     } catch (e) {
       if (gen === this.gen) this.events.status("error", String((e as Error)?.message ?? e));
     }
@@ -116,7 +136,13 @@ export class ViewHost {
     return this.render;
   }
 
-  private mount(r: Render, src: string, gen: number, swap: boolean) {
+  // teardown asks the view shown to tear down (ui/resource-teardown) and
+  // returns its answer; the view stays shown.
+  async teardown(): Promise<unknown> {
+    return this.cur?.bridge.teardownResource({});
+  }
+
+  private mount(r: Render, doc: { src?: string; srcdoc?: string }, gen: number, swap: boolean) {
     const e = this.emulation();
     const preset: Preset = presets[e.host];
     const iframe = document.createElement("iframe");
@@ -171,7 +197,15 @@ export class ViewHost {
     bridge.oninitialized = () => {
       if (gen !== this.gen) return;
       f.initialized = true;
+      this.events.initialized?.(bridge.getAppVersion(), bridge.getAppCapabilities());
       void (async () => {
+        if (r.partial) await bridge.sendToolInputPartial({ arguments: r.partial });
+        if (r.cancel !== undefined) {
+          await bridge.sendToolCancelled({ reason: r.cancel });
+          this.events.hostEvent("tool-cancelled", { reason: r.cancel });
+          this.events.status("ready");
+          return;
+        }
         await bridge.sendToolInput({ arguments: r.input });
         await this.sendResult(f, gen);
       })().catch((err) => this.events.status("error", String(err)));
@@ -186,7 +220,9 @@ export class ViewHost {
         // After connect, which installs the forwarding to the server that
         // a fixture's canned answers replace.
         fixtureCalls();
-        if (gen === this.gen) iframe.src = src;
+        if (gen !== this.gen) return;
+        if (doc.src !== undefined) iframe.src = doc.src;
+        else iframe.srcdoc = doc.srcdoc ?? "";
       })
       .catch((err) => this.events.status("error", String(err)));
   }
