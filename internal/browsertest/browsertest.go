@@ -78,7 +78,7 @@ func buildHostPage(nodeModules string) ([]byte, error) {
 <html><head><meta charset="utf-8"><title>mcpgen test host</title>
 <style>body{margin:0;padding:16px;background:#e9e8e3;font-family:sans-serif}
 #frame{width:max-content}
-iframe{display:block;width:var(--view-width,720px);height:120px;border:0;border-radius:12px;background:#fff}
+iframe{display:block;width:560px;height:120px;border:0;border-radius:12px;background:#fff}
 iframe.offstage{display:none}</style>
 </head><body><div id="frame" data-app-status="loading"></div>
 <script type="module">` + js + `</script></body></html>
@@ -231,7 +231,7 @@ func Run(t testing.TB, srv *httptest.Server, sc Scenario) Result {
 	}
 
 	ctx := context.Background()
-	b, err := browser.Launch(ctx, browser.Options{Exec: chrome, Width: 800, Height: 900})
+	b, err := browser.Launch(ctx, browser.Options{Exec: chrome, Width: 640, Height: 900})
 	if err != nil {
 		t.Fatal(err)
 	}

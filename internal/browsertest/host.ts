@@ -36,7 +36,6 @@ async function main() {
   const args = JSON.parse(q.get("args") ?? "{}");
   const preset = presets[(q.get("host") ?? "claude") as HostName] ?? presets.claude;
   let emulation: Emulation = { host: preset.name, theme: (q.get("theme") ?? "light") as "light" | "dark", mode: "inline", width: "desktop", locale: "en-US" };
-  document.documentElement.style.setProperty("--view-width", `${preset.widths.desktop}px`);
 
   const client = new Client({ name: "mcpgen-browsertest-host", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
@@ -73,7 +72,7 @@ async function main() {
     initialized(app, capabilities) {
       log("initialized", { app, capabilities });
     },
-  });
+  }, { width: 560, maxHeight: 800 });
   // Actions the test triggers in the middle of a scenario.
   (window as any).__mcpgenHostActions = {
     theme(theme: "light" | "dark") {

@@ -69,7 +69,16 @@ export class ViewHost {
     private sandboxOrigin: (() => string) | null,
     private emulation: () => Emulation,
     private events: Events,
+    // dimensions, when set, replace the preset's containerDimensions: the
+    // test host page shows every view in one fixed frame.
+    private dimensions?: { width: number; maxHeight: number },
   ) {}
+
+  // context is the host context of the current emulation for tool.
+  private context(e: Emulation, tool: any) {
+    const c = hostContext(e, tool);
+    return this.dimensions ? { ...c, containerDimensions: this.dimensions as any } : c;
+  }
 
   // load renders r, replacing whatever view was shown; with swap, the old
   // view stays until the new one is ready.
@@ -122,7 +131,7 @@ export class ViewHost {
   // update tells the view about a changed emulation (theme, display mode, size).
   update() {
     if (!this.render) return;
-    for (const f of [this.cur, this.next]) f?.bridge.setHostContext(hostContext(this.emulation(), this.render.tool));
+    for (const f of [this.cur, this.next]) f?.bridge.setHostContext(this.context(this.emulation(), this.render.tool));
   }
 
   // reload re-reads the view (its URI may have changed with a rebuild) and
@@ -153,7 +162,7 @@ export class ViewHost {
     else this.container.replaceChildren(iframe);
 
     const bridge = new AppBridge(this.client, preset.hostInfo, preset.capabilities, {
-      hostContext: hostContext(e, r.tool),
+      hostContext: this.context(e, r.tool),
     });
     const f: Frame = { iframe, bridge, initialized: false, resultSent: false };
     if (swap) this.next = f;
