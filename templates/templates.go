@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"text/template"
+
+	"github.com/mcpgen/mcpgen/internal/buildinfo"
 )
 
 //go:embed project
@@ -83,7 +85,7 @@ func Files(d Data) (map[string][]byte, error) {
 			out[dir+base] = src
 			return nil
 		}
-		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName, "goMinor": goMinor, "trimDot": trimDot}).Option("missingkey=error").Parse(string(src))
+		t, err := template.New(rel).Funcs(template.FuncMap{"gomodPath": gomodPath, "npmName": npmName, "goMinor": goMinor, "trimDot": trimDot, "versionSymbol": func() string { return buildinfo.Symbol }}).Option("missingkey=error").Parse(string(src))
 		if err != nil {
 			return fmt.Errorf("template %s: %w", rel, err)
 		}

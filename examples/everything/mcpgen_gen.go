@@ -5,26 +5,26 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcpgen/mcpgen/connector"
+	mcpgenconnector "github.com/mcpgen/mcpgen/connector"
 )
 
 // mcpgenApp is the connector's registry: every tool, resource, prompt,
 // completion and view declared with //mcpgen: directives.
-func mcpgenApp() *connector.App {
-	return &connector.App{
+func mcpgenApp() *mcpgenconnector.App {
+	return &mcpgenconnector.App{
 		Name: "everything",
-		Tools: []connector.Tool{
+		Tools: []mcpgenconnector.Tool{
 			{
 				Name:        "confirm_delete",
 				Title:       "Confirm delete",
 				Description: "Asks the user to confirm before it deletes a file: the\ntask waits in input_required until the answer comes (tasks/update).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"DeleteInput names the file confirm_delete deletes.","type":"object","properties":{"filename":{"description":"The file to delete.","type":"string"}},"required":["filename"],"additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
-				Task:        connector.TaskOptional,
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+				Task:        mcpgenconnector.TaskOptional,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn DeleteInput
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return ConfirmDelete(mcpgenCtx, mcpgenIn)
@@ -35,10 +35,10 @@ func mcpgenApp() *connector.App {
 				Title:       "Failing job",
 				Description: "Always fails after a second, as a tool error: the task\ncompletes with an isError result. It runs only as a task.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Task:        connector.TaskRequired,
-				Result:      connector.ResultText,
+				Task:        mcpgenconnector.TaskRequired,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return FailingJob(mcpgenCtx)
 				},
@@ -48,12 +48,12 @@ func mcpgenApp() *connector.App {
 				Title:       "Greet",
 				Description: "Greets someone, at once (never a task).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"GreetInput names whom greet greets.","type":"object","properties":{"name":{"description":"Whom to greet.","type":"string"}},"required":["name"],"additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn GreetInput
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return Greet(mcpgenIn)
@@ -64,12 +64,12 @@ func mcpgenApp() *connector.App {
 				Title:       "JSON Schema 2020-12 input",
 				Description: "Takes an input whose schema uses JSON Schema 2020-12\nfeatures: $schema, $defs with $ref, and additionalProperties false.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"Person is the input of json_schema_2020_12_tool.","type":"object","properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"previous":{"description":"Earlier addresses, newest first.","type":"array","items":{"$ref":"#/$defs/address"}}},"additionalProperties":false,"$defs":{"address":{"description":"address is a postal address. Person uses it twice, so the input schema defines it once, under $defs/address, and refers to it with $ref.","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}}}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn Person
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return JSONSchemaTool(mcpgenIn)
@@ -80,9 +80,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Two questions",
 				Description: "Asks two questions at once; the task waits until both\nare answered, one tasks/update at a time or together.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Task:        connector.TaskOptional,
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Task:        mcpgenconnector.TaskOptional,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return MultiInput(mcpgenCtx)
 				},
@@ -92,10 +92,10 @@ func mcpgenApp() *connector.App {
 				Title:       "Protocol error job",
 				Description: "Fails with a protocol error (JSON-RPC internal error):\nthe task ends failed, with the error.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Task:        connector.TaskOptional,
-				Result:      connector.ResultText,
+				Task:        mcpgenconnector.TaskOptional,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return ProtocolErrorJob()
 				},
@@ -105,13 +105,13 @@ func mcpgenApp() *connector.App {
 				Title:       "Slow computation",
 				Description: "Works for the given number of seconds, then answers; a\ncancelled task stops at once.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"SlowInput says how long slow_compute works.","type":"object","properties":{"seconds":{"description":"How long to work, in seconds.","type":"number","minimum":0,"maximum":3600},"label":{"description":"A label echoed in the result.","type":"string"}},"required":["seconds"],"additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Task:        connector.TaskOptional,
-				Result:      connector.ResultText,
+				Task:        mcpgenconnector.TaskOptional,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn SlowInput
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return SlowCompute(mcpgenCtx, mcpgenIn)
@@ -122,9 +122,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Audio content",
 				Description: "Returns a short silent WAV recording.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultContent,
+				Result:      mcpgenconnector.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestAudioContent()
 				},
@@ -134,12 +134,12 @@ func mcpgenApp() *connector.App {
 				Title:       "Custom headers",
 				Description: "Runs a query in a region; the region also travels in the\nMcp-Param-Region header, which the server checks against the body.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"RouteInput has arguments a gateway can route on without reading the body: clients mirror them into Mcp-Param headers (SEP-2243).","type":"object","properties":{"region":{"description":"Where to run the query.","type":"string","x-mcp-header":"Region"},"priority":{"description":"Higher runs sooner.","type":"integer","x-mcp-header":"Priority"},"query":{"description":"What to look up.","type":"string"}},"required":["region","query"],"additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn RouteInput
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return TestCustomHeaders(mcpgenIn)
@@ -150,11 +150,11 @@ func mcpgenApp() *connector.App {
 				Title:       "Elicitation",
 				Description: "Asks the user for a name and an email address.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"ElicitationInput is the question test_elicitation puts to the user.","type":"object","properties":{"message":{"description":"The message to show the user.","type":"string"}},"required":["message"],"additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn ElicitationInput
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return TestElicitation(mcpgenCtx, mcpgenIn)
@@ -165,8 +165,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Elicitation with defaults",
 				Description: "Asks for a profile, offering a default for\nevery field.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestElicitationSep1034Defaults(mcpgenCtx)
 				},
@@ -176,8 +176,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Elicitation with enums",
 				Description: "Asks the user to pick from single- and\nmulti-select lists, with and without display titles.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestElicitationSep1330Enums(mcpgenCtx)
 				},
@@ -187,9 +187,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Embedded resource",
 				Description: "Returns a text resource embedded in the result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultContent,
+				Result:      mcpgenconnector.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestEmbeddedResource()
 				},
@@ -199,9 +199,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Error handling",
 				Description: "Always fails, to show how an error reaches the model.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultNone,
+				Result:      mcpgenconnector.ResultNone,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return nil, TestErrorHandling(mcpgenCtx)
 				},
@@ -211,9 +211,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Image content",
 				Description: "Returns a one-pixel red PNG image.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultContent,
+				Result:      mcpgenconnector.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestImageContent()
 				},
@@ -223,8 +223,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: client capabilities",
 				Description: "Asks only what the client declared it can answer: the\nmodel when it samples, the user when it elicits.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultCapabilities(mcpgenCtx)
 				},
@@ -234,8 +234,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: elicitation",
 				Description: "Asks the user's name, then greets them.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultElicitation(mcpgenCtx)
 				},
@@ -245,9 +245,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: roots",
 				Description: "Asks the client for its roots and lists them.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultListRoots(mcpgenCtx)
 				},
@@ -257,8 +257,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: two rounds",
 				Description: "Asks two questions, one round each: the second only\nonce the first is answered.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultMultiRound(mcpgenCtx)
 				},
@@ -268,8 +268,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: several questions",
 				Description: "Asks three questions at once: a form, the model and the\nroots. Every question is asked before the handler returns, so the client\ngets them in one round.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultMultipleInputs(mcpgenCtx)
 				},
@@ -279,8 +279,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: request state",
 				Description: "Asks for a confirmation; the answer comes back with the\nsigned requestState the runtime issued, which it checks before the handler\nruns again.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultRequestState(mcpgenCtx)
 				},
@@ -290,8 +290,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: sampling",
 				Description: "Asks the client's model a question.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultSampling(mcpgenCtx)
 				},
@@ -301,8 +301,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Input required: tampered state",
 				Description: "Asks the same as test_input_required_result_request_state; the suite\nsends back a tampered requestState, which the runtime refuses (-32602).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestInputRequiredResultTamperedState(mcpgenCtx)
 				},
@@ -312,9 +312,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Logging (2026-07-28)",
 				Description: "Logs three messages; a client that asked for no log level\ngets none of them.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestLoggingTool(mcpgenCtx)
 				},
@@ -324,8 +324,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Missing capability",
 				Description: "Needs the client's model: a client that did not declare\nsampling gets the protocol's error -32021, not a question it cannot\nanswer.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestMissingCapability(mcpgenCtx)
 				},
@@ -335,9 +335,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Mixed content",
 				Description: "Returns text, an image and an embedded JSON\nresource in one result.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultContent,
+				Result:      mcpgenconnector.ResultContent,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestMultipleContentTypes()
 				},
@@ -347,9 +347,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Optional tool",
 				Description: "A tool test_trigger_tool_change takes off the list and\nputs back.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestOptionalTool()
 				},
@@ -359,9 +359,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Reconnection",
 				Description: "Closes its response stream before it answers, so the\nclient must reconnect and resume the stream to get the result (SEP-1699).",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestReconnection(mcpgenCtx)
 				},
@@ -371,11 +371,11 @@ func mcpgenApp() *connector.App {
 				Title:       "Sampling",
 				Description: "Asks the client's language model to answer a prompt.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","description":"SamplingInput is what test_sampling asks the client's model.","type":"object","properties":{"prompt":{"description":"The prompt to send to the LLM.","type":"string"}},"required":["prompt"],"additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					var mcpgenIn SamplingInput
-					if mcpgenErr := connector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.Decode(mcpgenArgs, &mcpgenIn); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return TestSampling(mcpgenCtx, mcpgenIn)
@@ -386,9 +386,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Simple text",
 				Description: "Returns a short fixed text.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestSimpleText()
 				},
@@ -398,8 +398,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Streaming elicitation",
 				Description: "Asks the user a question: under 2026-07-28 the question\nis the tool's result, never a request of its own on the response stream.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestStreamingElicitation(mcpgenCtx)
 				},
@@ -409,9 +409,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Logging",
 				Description: "Sends three log messages while it works.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestToolWithLogging(mcpgenCtx)
 				},
@@ -421,9 +421,9 @@ func mcpgenApp() *connector.App {
 				Title:       "Progress",
 				Description: "Reports its progress three times: 0, 50 and 100 of 100.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestToolWithProgress(mcpgenCtx)
 				},
@@ -433,8 +433,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Toggle a prompt",
 				Description: "Takes test_optional_prompt off the prompt list, or puts\nit back, so clients see notifications/prompts/list_changed.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestTriggerPromptChange(mcpgenCtx)
 				},
@@ -444,8 +444,8 @@ func mcpgenApp() *connector.App {
 				Title:       "Toggle a tool",
 				Description: "Takes test_optional_tool off the tool list, or puts it\nback, so clients see notifications/tools/list_changed.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
-				Result:      connector.ResultText,
+				Annotations: mcpgenconnector.Annotations{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false},
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return TestTriggerToolChange(mcpgenCtx)
 				},
@@ -455,21 +455,21 @@ func mcpgenApp() *connector.App {
 				Title:       "Update the watched resource",
 				Description: "Changes test://watched-resource and notifies its\nsubscribers.",
 				InputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
-				Annotations: connector.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true},
+				Annotations: mcpgenconnector.Annotations{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true},
 				NeverAsks:   true,
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
 					return UpdateWatchedResource(mcpgenCtx)
 				},
 			},
 		},
-		Resources: []connector.Resource{
+		Resources: []mcpgenconnector.Resource{
 			{
 				URI:         "test://static-binary",
 				Name:        "static_binary",
 				Description: "A fixed binary resource: a one-pixel PNG image.",
 				MIMEType:    "image/png",
-				Result:      connector.ResultBytes,
+				Result:      mcpgenconnector.ResultBytes,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
 					return StaticBinary()
 				},
@@ -479,7 +479,7 @@ func mcpgenApp() *connector.App {
 				Name:        "static_text",
 				Description: "A fixed plain-text resource.",
 				MIMEType:    "text/plain",
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
 					return StaticText()
 				},
@@ -490,10 +490,10 @@ func mcpgenApp() *connector.App {
 				Name:        "template_data",
 				Description: "A JSON record for any id.",
 				MIMEType:    "application/json",
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
 					var mcpgenIn TemplateVars
-					if mcpgenErr := connector.BindString(&mcpgenIn.ID, "id", mcpgenVars["id"]); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.BindString(&mcpgenIn.ID, "id", mcpgenVars["id"]); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return TemplateData(mcpgenIn)
@@ -504,17 +504,17 @@ func mcpgenApp() *connector.App {
 				Name:        "watched_resource",
 				Description: "A resource that changes whenever update_watched_resource\nruns; clients can subscribe to it.",
 				MIMEType:    "text/plain",
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenURI string, mcpgenVars map[string]string) (any, error) {
 					return WatchedResource()
 				},
 			},
 		},
-		Prompts: []connector.Prompt{
+		Prompts: []mcpgenconnector.Prompt{
 			{
 				Name:        "test_input_required_result_prompt",
 				Description: "A prompt that asks the user what it should be about before\nit is written.",
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					return TestInputRequiredResultPrompt(mcpgenCtx)
 				},
@@ -522,7 +522,7 @@ func mcpgenApp() *connector.App {
 			{
 				Name:        "test_optional_prompt",
 				Description: "A prompt test_trigger_prompt_change takes off the list and puts back.",
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					return TestOptionalPrompt()
 				},
@@ -530,17 +530,17 @@ func mcpgenApp() *connector.App {
 			{
 				Name:        "test_prompt_with_arguments",
 				Description: "A prompt with two arguments.",
-				Arguments: []connector.PromptArgument{
+				Arguments: []mcpgenconnector.PromptArgument{
 					{Name: "arg1", Description: "First test argument", Required: true},
 					{Name: "arg2", Description: "Second test argument", Required: true},
 				},
-				Result: connector.ResultText,
+				Result: mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					var mcpgenIn PromptArgs
-					if mcpgenErr := connector.BindString(&mcpgenIn.Arg1, "arg1", mcpgenArgs["arg1"]); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.BindString(&mcpgenIn.Arg1, "arg1", mcpgenArgs["arg1"]); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
-					if mcpgenErr := connector.BindString(&mcpgenIn.Arg2, "arg2", mcpgenArgs["arg2"]); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.BindString(&mcpgenIn.Arg2, "arg2", mcpgenArgs["arg2"]); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return TestPromptWithArguments(mcpgenIn)
@@ -549,13 +549,13 @@ func mcpgenApp() *connector.App {
 			{
 				Name:        "test_prompt_with_embedded_resource",
 				Description: "A prompt that embeds a resource.",
-				Arguments: []connector.PromptArgument{
+				Arguments: []mcpgenconnector.PromptArgument{
 					{Name: "resourceUri", Description: "URI of the resource to embed", Required: true},
 				},
-				Result: connector.ResultMessages,
+				Result: mcpgenconnector.ResultMessages,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					var mcpgenIn EmbedArgs
-					if mcpgenErr := connector.BindString(&mcpgenIn.ResourceURI, "resourceUri", mcpgenArgs["resourceUri"]); mcpgenErr != nil {
+					if mcpgenErr := mcpgenconnector.BindString(&mcpgenIn.ResourceURI, "resourceUri", mcpgenArgs["resourceUri"]); mcpgenErr != nil {
 						return nil, mcpgenErr
 					}
 					return TestPromptWithEmbeddedResource(mcpgenIn)
@@ -564,7 +564,7 @@ func mcpgenApp() *connector.App {
 			{
 				Name:        "test_prompt_with_image",
 				Description: "A prompt that shows an image.",
-				Result:      connector.ResultMessages,
+				Result:      mcpgenconnector.ResultMessages,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					return TestPromptWithImage()
 				},
@@ -572,13 +572,13 @@ func mcpgenApp() *connector.App {
 			{
 				Name:        "test_simple_prompt",
 				Description: "A prompt without arguments.",
-				Result:      connector.ResultText,
+				Result:      mcpgenconnector.ResultText,
 				Handler: func(mcpgenCtx context.Context, mcpgenArgs map[string]string) (any, error) {
 					return TestSimplePrompt()
 				},
 			},
 		},
-		Completions: []connector.Completion{
+		Completions: []mcpgenconnector.Completion{
 			{
 				RefKind: "prompt",
 				Ref:     "test_prompt_with_arguments",

@@ -2,7 +2,7 @@
 
 package main
 
-import "github.com/mcpgen/mcpgen/connector"
+import mcpgenconnector "github.com/mcpgen/mcpgen/connector"
 
 // mcpgenViews are the connector's bundled views (ui/NAME.tsx), one HTML document each.
-var mcpgenViews = []connector.View{}
+var mcpgenViews = []mcpgenconnector.View{}

@@ -315,7 +315,7 @@ func TestNewTrimpath(t *testing.T) {
 	if !strings.Contains(string(mod), "replace github.com/mcpgen/mcpgen => ./third_party/mcpgen") || !strings.Contains(string(mod), "from "+testenv.Root()) {
 		t.Errorf("go.mod does not replace mcpgen with a copy of the checkout:\n%s", mod)
 	}
-	if _, err := os.Stat(filepath.Join(work, "tally", "third_party", "mcpgen", "runtime", "server.go")); err != nil {
+	if _, err := os.Stat(filepath.Join(work, "tally", "third_party", "mcpgen", "connector", "server.go")); err != nil {
 		t.Errorf("the checkout was not copied into the project: %v", err)
 	}
 	if out, errOut, code := run(t, filepath.Join(work, "tally"), nil, "go", "vet", "./..."); code != 0 {
