@@ -40,7 +40,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			if shape, single := shapeOf(body); single && wire.ValidID(shape.ID) {
+			if shape, single := wire.ShapeOf(body); single && wire.ValidID(shape.ID) {
 				id = shape.ID
 			}
 		}
@@ -53,9 +53,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if body, ok = e.readBody(w, r); !ok {
 			return
 		}
-		shape, single := shapeOf(body)
+		shape, single := wire.ShapeOf(body)
 		if single {
-			if id, why := shape.malformed(); why != "" {
+			if id, why := shape.Malformed(); why != "" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				w.Write(wire.ErrorResponse(id, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + why}))
@@ -90,7 +90,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.asks.cancelSession(sid, errSessionClosed)
 		}
 		sw := &sessionWriter{ResponseWriter: w, id: json.RawMessage("null")}
-		if shape, single := shapeOf(body); single && wire.ValidID(shape.ID) {
+		if shape, single := wire.ShapeOf(body); single && wire.ValidID(shape.ID) {
 			sw.id = shape.ID
 		}
 		e.sessions.ServeHTTP(sw, r)
@@ -226,7 +226,7 @@ func (w *sessionWriter) Write(p []byte) (int, error) {
 	if w.replaced || wire.CancelledAnswer(p) {
 		return len(p), nil
 	}
-	if _, err := w.ResponseWriter.Write(withErrorCode(p)); err != nil {
+	if _, err := w.ResponseWriter.Write(wire.WithErrorCode(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

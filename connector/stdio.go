@@ -66,7 +66,7 @@ func (l *lineWriter) write(p []byte) (int, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.w.Write(withErrorCode(wire.RestoreIDs(p))); err != nil {
+	if _, err := l.w.Write(wire.WithErrorCode(wire.RestoreIDs(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -197,8 +197,8 @@ func (f *lineFilter) check(line []byte, tooLong bool) ([]byte, bool) {
 
 // message reports whether raw is a JSON-RPC message the SDK accepts.
 func (f *lineFilter) message(raw []byte) bool {
-	if shape, ok := shapeOf(raw); ok {
-		if id, why := shape.malformed(); why != "" {
+	if shape, ok := wire.ShapeOf(raw); ok {
+		if id, why := shape.Malformed(); why != "" {
 			f.reject(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: line %d: %s", f.line, why))
 			return false
 		}
