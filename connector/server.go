@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
 	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/eraroute"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/msgstream"
 
@@ -219,41 +220,24 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) newHandler() http.Handler {
-	logger := slog.New(minLevel{s.logger.Handler(), slog.LevelWarn})
-	server := func(*http.Request) *mcp.Server { return s.mcp }
-	e := &endpoint{
-		versions: mcp.SupportedProtocolVersions(),
-		maxBody:  s.opts.maxBodyBytes,
-		asks:     s.asks,
-		table:    s.sessions,
-		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
-			Stateless:           true,
-			Logger:              logger,
-			MaxRequestBodyBytes: s.opts.maxBodyBytes,
-			// A 2026-07-28 request lives as long as its HTTP request: a
-			// client that goes away cancels the handler.
-			PropagateRequestCancellation: true,
-			// guard checks Host itself, admitting --allow-host names.
-			DisableLocalhostProtection: true,
-		}),
+	o := eraroute.Options{
+		Logger:  slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
+		MaxBody: s.opts.maxBodyBytes,
+		Hooks:   eraroute.Hooks{Admit: s.admitSession, Closing: s.closingSession}, // sessions.go
 	}
 	if !s.opts.stateless {
-		hopts := &mcp.StreamableHTTPOptions{
-			Logger:              logger,
-			MaxRequestBodyBytes: s.opts.maxBodyBytes,
-			// No SessionTimeout: the session table closes idle sessions,
-			// counting open event streams as activity (sessions.go).
-			DisableLocalhostProtection: true,
-		}
+		// No SessionTimeout: the session table closes idle sessions,
+		// counting open event streams as activity (sessions.go).
+		o.Sessions = &mcp.StreamableHTTPOptions{}
 		if !s.opts.noEventStore {
-			hopts.EventStore = s.opts.eventStore
-			if hopts.EventStore == nil {
-				hopts.EventStore = s.state.Events()
+			o.Sessions.EventStore = s.opts.eventStore
+			if o.Sessions.EventStore == nil {
+				o.Sessions.EventStore = s.state.Events()
 			}
 		}
-		hopts.EventStore = s.fastPath.hookEvents(hopts.EventStore) // fastpath.go
-		e.sessions = mcp.NewStreamableHTTPHandler(server, hopts)
+		o.Sessions.EventStore = s.fastPath.hookEvents(o.Sessions.EventStore) // fastpath.go
 	}
+	e := eraroute.New(s.mcp, o)
 	s.fastPath.next = e
 	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
 	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*

@@ -290,3 +290,23 @@ func retryLater(w http.ResponseWriter, status, retryAfter int, body []byte, msg 
 	w.WriteHeader(status)
 	w.Write(wire.ErrorResponse(id, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: msg}))
 }
+
+// admitSession gives an initialize a slot in the session table, or
+// answers it 429 or 503 with Retry-After (eraroute.Hooks.Admit).
+func (s *Server) admitSession(w http.ResponseWriter, r *http.Request, body []byte) (func(), bool) {
+	slot, no := s.sessions.reserve(sessionCaller(r))
+	if slot == nil {
+		s.sessions.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
+		retryLater(w, no.status, sessionRetryAfter, body, no.msg)
+		return nil, false
+	}
+	r.Header.Set(slotHeader, slot.token)
+	return func() { s.sessions.settle(slot) }, true
+}
+
+// closingSession ends the questions a session's handlers are waiting on,
+// which will get no answer, so closing the session does not wait for them
+// (eraroute.Hooks.Closing).
+func (s *Server) closingSession(sid string) {
+	s.asks.cancelSession(sid, errSessionClosed)
+}

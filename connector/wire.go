@@ -1,12 +1,8 @@
 package connector
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/internal/wire"
@@ -59,62 +55,4 @@ func requestVersion(req mcp.Request) string {
 // the client (notifications/cancelled), rather than by a deadline.
 func cancelledByClient(ctx context.Context) bool {
 	return ctx.Err() == context.Canceled && context.Cause(ctx) == context.Canceled
-}
-
-// methodWriter answers, as JSON-RPC error -32601, the request with an
-// unknown method that the go-sdk answers 400 with plain text (it checks
-// methods before any handler runs). Every other answer passes unchanged.
-type methodWriter struct {
-	http.ResponseWriter
-	id       json.RawMessage // the request's id
-	method   string
-	held     bool // a plain-text 400 is held until its text says why
-	replaced bool
-}
-
-func (w *methodWriter) WriteHeader(code int) {
-	if code == http.StatusBadRequest && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") && !w.held {
-		w.held = true
-		return
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *methodWriter) Write(p []byte) (int, error) {
-	if w.replaced {
-		return len(p), nil
-	}
-	if w.held {
-		w.held = false
-		if bytes.HasPrefix(p, []byte("JSON RPC not handled")) {
-			w.replaced = true
-			h := w.Header()
-			h.Del("X-Content-Type-Options")
-			h.Set("Content-Type", "application/json")
-			w.ResponseWriter.WriteHeader(http.StatusOK)
-			w.ResponseWriter.Write(wire.ErrorResponse(w.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + strconv.Quote(w.method)}))
-			return len(p), nil
-		}
-		w.ResponseWriter.WriteHeader(http.StatusBadRequest)
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// finish writes a held status that no text followed.
-func (w *methodWriter) finish() {
-	if w.held {
-		w.held = false
-		w.ResponseWriter.WriteHeader(http.StatusBadRequest)
-	}
-}
-
-func (w *methodWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *methodWriter) Flush() {
-	if w.held {
-		return
-	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/connector/authserver"
 	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/devlink"
@@ -64,12 +66,19 @@ func (f *Front) Protect(cfg AuthConfig) error {
 	logger := slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var a authgate.Auth
 	if cfg.Upstream != nil {
-		as, sa, err := connector.NewAuthServer(connector.AuthServerConfig{Upstream: *cfg.Upstream, PublicURL: public,
-			Name: cfg.Name, Store: store.NewMemory(store.MemoryOptions{}), Logger: logger, Declared: f.declaredScopes})
+		u := cfg.Upstream
+		up, err := u.Resolve()
 		if err != nil {
 			return err
 		}
-		f.asrv, a = as, sa
+		as, err := authserver.New(authserver.Config{
+			PublicURL: public, Upstream: up, ClientID: u.ClientID, ClientSecret: u.ClientSecret,
+			Declared: f.declaredScopes, Store: store.NewMemory(store.MemoryOptions{}), Name: cfg.Name, Logger: logger,
+		})
+		if err != nil {
+			return fmt.Errorf("mcpgen dev: %v", err)
+		}
+		f.asrv, a = as, authgate.ForServer(as)
 	} else {
 		a = *cfg.Auth
 	}

@@ -10,12 +10,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/devlink"
+	"github.com/mcpgen/mcpgen/internal/eraroute"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 	"github.com/mcpgen/mcpgen/internal/msgstream"
 )
+
+// maxBody bounds one request body the front holds in memory. The
+// connector it runs applies its own limit (--max-body-bytes) when the
+// request is forwarded, so this one only needs to be above any limit a
+// developer sets.
+const maxBody = 64 << 20
 
 // Handler serves the front's MCP endpoint at /mcp, the HTTP+SSE
 // transport of 2024-11-05 at /sse and WebSocket at /ws (all three on the
@@ -29,10 +35,11 @@ func (f *Front) Handler(allow []string, rest http.Handler) http.Handler {
 	// Both protocol eras, as the built connector serves them: a
 	// 2026-07-28 request is served on its own (the front opens a connector
 	// session for it), a 2025-11-25 host keeps its session.
-	var mcpH http.Handler = connector.NewEndpoint(f.srv, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true})
+	logger := slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var mcpH http.Handler = eraroute.New(f.srv, eraroute.Options{Sessions: &mcp.StreamableHTTPOptions{}, Logger: logger, MaxBody: maxBody})
 	// A call on /sse or /ws is forwarded with its caller's identity like
 	// one on /mcp; the connector checks its scopes where it is dispatched.
-	cfg := msgstream.Config{Logger: slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	cfg := msgstream.Config{Logger: logger}
 	streams := msgstream.New(f.srv, cfg)
 	sseH, wsH := streams.SSE(), streams.WebSocket()
 	mux := http.NewServeMux()

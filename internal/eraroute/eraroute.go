@@ -1,4 +1,15 @@
-package connector
+// Package eraroute turns the HTTP requests at a connector's /mcp into calls
+// on the go-sdk handler of their protocol era: MCP 2026-07-28 requests are
+// served statelessly, everything else in the session its client
+// initialized. On the way it puts in the protocol's terms what the go-sdk
+// would answer in plain text or not at all: an unsupported
+// MCP-Protocol-Version, a malformed request, an unknown method, an unknown
+// session (404 with -32001), ids beyond 2^53, and an answer to a request
+// the client cancelled (dropped).
+//
+// The connector and mcpgen dev's front serve hosts with it; both check Host
+// and Origin before it, so it turns the go-sdk's own localhost check off.
+package eraroute
 
 import (
 	"bytes"
@@ -6,8 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/internal/httpedge"
@@ -16,20 +29,69 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// endpoint is the /mcp handler: it sends each request to the go-sdk handler
+// Options configure an Endpoint.
+type Options struct {
+	// Sessions configures the handler of sessions; nil serves every
+	// request statelessly, with no sessions at all. Its Logger and
+	// MaxRequestBodyBytes are the Endpoint's.
+	Sessions *mcp.StreamableHTTPOptions
+	// Logger receives the go-sdk's messages about stateless requests.
+	Logger *slog.Logger
+	// MaxBody is the limit on one request body; larger ones are answered
+	// 413. It must be positive.
+	MaxBody int64
+	Hooks
+}
+
+// Hooks let the server that owns the sessions take part in their life.
+type Hooks struct {
+	// Admit, when set, decides whether an initialize may open a new
+	// session. When it refuses, it has answered the request itself and
+	// ok is false; otherwise release runs once the initialize is answered.
+	Admit func(w http.ResponseWriter, r *http.Request, body []byte) (release func(), ok bool)
+	// Closing, when set, is told the id of a session its client deletes,
+	// before the go-sdk ends it.
+	Closing func(sessionID string)
+}
+
+// New returns the endpoint over srv.
+func New(srv *mcp.Server, o Options) *Endpoint {
+	server := func(*http.Request) *mcp.Server { return srv }
+	e := &Endpoint{
+		versions: mcp.SupportedProtocolVersions(),
+		maxBody:  o.MaxBody,
+		hooks:    o.Hooks,
+		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			Logger:              o.Logger,
+			MaxRequestBodyBytes: o.MaxBody,
+			// A 2026-07-28 request lives as long as its HTTP request: a
+			// client that goes away cancels the handler.
+			PropagateRequestCancellation: true,
+			DisableLocalhostProtection:   true,
+		}),
+	}
+	if o.Sessions != nil {
+		so := *o.Sessions
+		so.Logger, so.MaxRequestBodyBytes, so.DisableLocalhostProtection = o.Logger, o.MaxBody, true
+		e.sessions = mcp.NewStreamableHTTPHandler(server, &so)
+	}
+	return e
+}
+
+// Endpoint is the /mcp handler: it sends each request to the go-sdk handler
 // of its protocol era. MCP 2026-07-28 requests (MCP-Protocol-Version
 // 2026-07-28 or later) are served statelessly; everything else keeps the
 // session the client initialized. Both share one *mcp.Server.
-type endpoint struct {
-	sessions  http.Handler // nil with WithStateless: no sessions at all
+type Endpoint struct {
+	sessions  http.Handler // nil: no sessions at all
 	stateless http.Handler
 	versions  []string // the protocol versions served, newest first
 	maxBody   int64
-	asks      *askRegistry
-	table     *sessionTable // sessions.go
+	hooks     Hooks
 }
 
-func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	v := r.Header.Get("Mcp-Protocol-Version")
 	if v != "" && !slices.Contains(e.versions, v) {
 		// The answer carries the request's id, as every error answer must;
@@ -84,10 +146,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
-		if r.Method == http.MethodDelete && e.asks != nil {
-			// Questions the session's handlers are waiting on will get
-			// no answer: end them, so closing the session does not wait.
-			e.asks.cancelSession(sid, errSessionClosed)
+		if r.Method == http.MethodDelete && e.hooks.Closing != nil {
+			e.hooks.Closing(sid)
 		}
 		sw := &sessionWriter{ResponseWriter: w, id: json.RawMessage("null")}
 		if shape, single := wire.ShapeOf(body); single && wire.ValidID(shape.ID) {
@@ -102,55 +162,20 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.stateless.ServeHTTP(w, r)
 		return
 	}
-	if r.Method == http.MethodPost && e.table != nil {
-		// A new session: it needs a slot (sessions.go). An endpoint made
-		// by NewEndpoint has no session limits.
-		slot, no := e.table.reserve(sessionCaller(r))
-		if slot == nil {
-			e.table.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
-			retryLater(w, no.status, sessionRetryAfter, body, no.msg)
+	if r.Method == http.MethodPost && e.hooks.Admit != nil {
+		release, ok := e.hooks.Admit(w, r, body)
+		if !ok {
 			return
 		}
-		defer e.table.settle(slot)
-		r.Header.Set(slotHeader, slot.token)
+		defer release()
 	}
 	e.sessions.ServeHTTP(w, r)
-}
-
-// NewEndpoint returns an MCP endpoint over srv that serves both protocol
-// eras as a connector built by mcpgen does: MCP 2026-07-28 requests
-// statelessly, everything else in the session the client initialized (and
-// a request without a session that is not an initialize on its own). sessions
-// configures the session handler (nil: the SDK's defaults); the stateless
-// handler shares its Logger, MaxRequestBodyBytes and
-// DisableLocalhostProtection. mcpgen dev's front serves hosts with it.
-func NewEndpoint(srv *mcp.Server, sessions *mcp.StreamableHTTPOptions) http.Handler {
-	if sessions == nil {
-		sessions = &mcp.StreamableHTTPOptions{}
-	}
-	server := func(*http.Request) *mcp.Server { return srv }
-	maxBody := sessions.MaxRequestBodyBytes
-	if maxBody <= 0 {
-		maxBody = defaultMaxBodyBytes
-	}
-	return &endpoint{
-		versions: mcp.SupportedProtocolVersions(),
-		maxBody:  maxBody,
-		sessions: mcp.NewStreamableHTTPHandler(server, sessions),
-		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
-			Stateless:                    true,
-			Logger:                       sessions.Logger,
-			MaxRequestBodyBytes:          maxBody,
-			PropagateRequestCancellation: true,
-			DisableLocalhostProtection:   sessions.DisableLocalhostProtection,
-		}),
-	}
 }
 
 // readBody reads a POST's body within the size limit; if it cannot, it
 // answers the request (413 or 400) and reports false. A body an earlier
 // handler already read (an httpedge.Body) is not read again.
-func (e *endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+func (e *Endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if b, ok := httpedge.BodyBytes(r.Body); ok && int64(len(b)) <= e.maxBody {
 		return b, true
 	}
@@ -192,7 +217,7 @@ func isInitialize(body []byte) bool {
 // unsupportedVersion answers a request whose MCP-Protocol-Version header
 // names no version this server speaks: 400, with the JSON-RPC error
 // 2026-07-28 defines (it lists the supported versions).
-func (e *endpoint) unsupportedVersion(w http.ResponseWriter, v string, id json.RawMessage) {
+func (e *Endpoint) unsupportedVersion(w http.ResponseWriter, v string, id json.RawMessage) {
 	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: e.versions, Requested: v})
 	wire.WriteErrorID(w, http.StatusBadRequest, id, &jsonrpc.Error{
 		Code:    mcp.CodeUnsupportedProtocolVersion,
@@ -237,6 +262,64 @@ func (w *sessionWriter) Write(p []byte) (int, error) {
 func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *sessionWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// methodWriter answers, as JSON-RPC error -32601, the request with an
+// unknown method that the go-sdk answers 400 with plain text (it checks
+// methods before any handler runs). Every other answer passes unchanged.
+type methodWriter struct {
+	http.ResponseWriter
+	id       json.RawMessage // the request's id
+	method   string
+	held     bool // a plain-text 400 is held until its text says why
+	replaced bool
+}
+
+func (w *methodWriter) WriteHeader(code int) {
+	if code == http.StatusBadRequest && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") && !w.held {
+		w.held = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *methodWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	if w.held {
+		w.held = false
+		if bytes.HasPrefix(p, []byte("JSON RPC not handled")) {
+			w.replaced = true
+			h := w.Header()
+			h.Del("X-Content-Type-Options")
+			h.Set("Content-Type", "application/json")
+			w.ResponseWriter.WriteHeader(http.StatusOK)
+			w.ResponseWriter.Write(wire.ErrorResponse(w.id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + strconv.Quote(w.method)}))
+			return len(p), nil
+		}
+		w.ResponseWriter.WriteHeader(http.StatusBadRequest)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// finish writes a held status that no text followed.
+func (w *methodWriter) finish() {
+	if w.held {
+		w.held = false
+		w.ResponseWriter.WriteHeader(http.StatusBadRequest)
+	}
+}
+
+func (w *methodWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *methodWriter) Flush() {
+	if w.held {
+		return
+	}
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
