@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/internal/viewmeta"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
@@ -200,41 +201,13 @@ func (s *Server) addViewResource(v View) {
 	})
 }
 
-// viewMeta is the resource _meta of a view: {"ui": {csp, permissions,
-// domain, prefersBorder}}, holding only what is set.
+// viewMeta is the resource _meta of a view: {"ui": ...} (package
+// viewmeta), nil when the view declares nothing.
 func viewMeta(m ViewMeta) mcp.Meta {
-	ui := map[string]any{}
-	csp := map[string]any{}
-	for k, v := range map[string][]string{
-		"connectDomains":  m.ConnectDomains,
-		"resourceDomains": m.ResourceDomains,
-		"frameDomains":    m.FrameDomains,
-		"baseUriDomains":  m.BaseURIDomains,
-	} {
-		if len(v) > 0 {
-			csp[k] = v
-		}
+	if ui := viewmeta.UI(viewmeta.Meta(m)); ui != nil {
+		return mcp.Meta{"ui": ui}
 	}
-	if len(csp) > 0 {
-		ui["csp"] = csp
-	}
-	if len(m.Permissions) > 0 {
-		perms := map[string]any{}
-		for _, p := range m.Permissions {
-			perms[p] = map[string]any{}
-		}
-		ui["permissions"] = perms
-	}
-	if m.Domain != "" {
-		ui["domain"] = m.Domain
-	}
-	if m.PrefersBorder != nil {
-		ui["prefersBorder"] = *m.PrefersBorder
-	}
-	if len(ui) == 0 {
-		return nil
-	}
-	return mcp.Meta{"ui": ui}
+	return nil
 }
 
 // SetViews replaces the served views (the dev loop calls it after a

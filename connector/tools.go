@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/toolname"
+	"github.com/mcpgen/mcpgen/internal/viewmeta"
 )
 
 // tool is a registered tool with its precomputed wire form.
@@ -154,15 +155,7 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 		s.mu.Lock()
 		v := s.views[d.UI]
 		s.mu.Unlock()
-		ui := map[string]any{"resourceUri": v.URI}
-		if len(d.Visibility) > 0 {
-			ui["visibility"] = d.Visibility
-		}
-		meta["ui"] = ui
-		meta["ui/resourceUri"] = v.URI
-		if s.opts.openAI {
-			meta["openai/outputTemplate"] = v.URI
-		}
+		viewmeta.Link(meta, v.URI, d.Visibility, s.opts.openAI)
 	}
 	if len(meta) > 0 {
 		mt.Meta = meta

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/viewmeta"
 )
 
 // ViewName returns NAME of a view URI ui://NAME[/HASH], or "".
@@ -170,16 +171,7 @@ func (f *Front) relink(t *mcp.Tool) *mcp.Tool {
 		}
 		return s
 	}
-	if ui, ok := c.Meta["ui"].(map[string]any); ok {
-		if s, ok := ui["resourceUri"].(string); ok {
-			ui["resourceUri"] = swap(s)
-		}
-	}
-	for _, k := range []string{"ui/resourceUri", "openai/outputTemplate"} {
-		if s, ok := c.Meta[k].(string); ok {
-			c.Meta[k] = swap(s)
-		}
-	}
+	viewmeta.Relink(c.Meta, swap)
 	return &c
 }
 
@@ -192,38 +184,7 @@ func viewResource(v ir.View) *mcp.Resource {
 }
 
 // viewMeta is the resource's _meta.ui, or nil when there is nothing to say.
-func viewMeta(m ir.ViewMeta) map[string]any {
-	out := map[string]any{}
-	csp := map[string]any{}
-	for k, v := range map[string][]string{
-		"connectDomains": m.ConnectDomains, "resourceDomains": m.ResourceDomains,
-		"frameDomains": m.FrameDomains, "baseUriDomains": m.BaseURIDomains,
-	} {
-		if len(v) > 0 {
-			csp[k] = v
-		}
-	}
-	if len(csp) > 0 {
-		out["csp"] = csp
-	}
-	if len(m.Permissions) > 0 {
-		perms := map[string]any{}
-		for _, p := range m.Permissions {
-			perms[p] = map[string]any{}
-		}
-		out["permissions"] = perms
-	}
-	if m.Domain != "" {
-		out["domain"] = m.Domain
-	}
-	if m.PrefersBorder != nil {
-		out["prefersBorder"] = *m.PrefersBorder
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
+func viewMeta(m ir.ViewMeta) map[string]any { return viewmeta.UI(viewmeta.Meta(m)) }
 
 // readView serves a view from the front's latest bundle.
 func (f *Front) readView(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
