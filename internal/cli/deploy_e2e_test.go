@@ -334,6 +334,7 @@ func statusOf(t *testing.T, hc *http.Client, method, url, body string) int {
 // proxy with the go-sdk client, and stops it with SIGTERM while a call is
 // in flight through Caddy.
 func TestDeployBehindProxy(t *testing.T) {
+	t.Parallel()
 	mcpgen, dir := scaffoldDeploy(t)
 	if out, errOut, code := run(t, dir, nil, mcpgen, "build", "--version", "v1.2.3", "-o", "bin/tally"); code != 0 {
 		t.Fatalf("mcpgen build: exit %d\n%s%s", code, out, errOut)
@@ -562,6 +563,7 @@ func (df dockerfile) find(i int, op string) []string {
 // binary with the version stamped; and its environment and health check
 // command work against that binary.
 func TestDeployDockerfile(t *testing.T) {
+	t.Parallel()
 	_, dir := scaffoldDeploy(t)
 	src, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
 	if err != nil {

@@ -90,6 +90,7 @@ func zipData(t *testing.T, f *zip.File) []byte {
 // TestBundle builds the full bundle — every platform — once, and checks it
 // as Claude Desktop and the registry will read it.
 func TestBundle(t *testing.T) {
+	t.Parallel()
 	bin := mcpgenBinary(t)
 	testenv.Node(t)
 	testenv.NodeModules(t, "@anthropic-ai/mcpb", "@modelcontextprotocol/sdk")
@@ -248,6 +249,7 @@ func TestBundle(t *testing.T) {
 // TestBundleDeterministic builds a one-platform bundle twice: the same
 // inputs give the same bytes.
 func TestBundleDeterministic(t *testing.T) {
+	t.Parallel()
 	bin := mcpgenBinary(t)
 	dir := weatherProject(t)
 	var sums []string
@@ -275,6 +277,7 @@ func TestBundleDeterministic(t *testing.T) {
 // TestBundleNeeds: what a bundle cannot do without is reported before any
 // binary is built, naming the file and field to add.
 func TestBundleNeeds(t *testing.T) {
+	t.Parallel()
 	bin := mcpgenBinary(t)
 	dir := weatherProject(t)
 	os.WriteFile(filepath.Join(dir, "mcpgen.json"), []byte(`{"title": "Weather"}`), 0o644)

@@ -82,6 +82,7 @@ func Forecast(ctx context.Context, in ForecastInput) (ForecastOutput, error) {
 // build, serve, and see the tool as a host sees it; then misspell a
 // directive option and get a positioned diagnostic.
 func TestNewBuildServe(t *testing.T) {
+	t.Parallel()
 	mcpgen := mcpgenBinary(t)
 	work := t.TempDir()
 	args := []string{"new", "acme"}
@@ -292,6 +293,7 @@ func keys[V any](m map[string]V) []string {
 // path (-trimpath) and without a release version: it cannot tell which
 // mcpgen to require, says so, and works once given --mcpgen.
 func TestNewTrimpath(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds binaries; skipped with -short")
 	}

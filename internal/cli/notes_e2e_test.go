@@ -22,6 +22,7 @@ import (
 // TestExampleNotes builds examples/notes with the real mcpgen and questions
 // the binary over Streamable HTTP and over stdio.
 func TestExampleNotes(t *testing.T) {
+	t.Parallel()
 	mcpgen := mcpgenBinary(t)
 	dir := copyExample(t, "notes")
 	bin := filepath.Join(t.TempDir(), "notes")
@@ -237,6 +238,7 @@ func exerciseNotes(t *testing.T, cs *mcp.ClientSession) {
 // TestDevServesExample runs `mcpgen dev` on examples/notes, calls a tool
 // through its endpoint, and stops it with an interrupt (exit status 0).
 func TestDevServesExample(t *testing.T) {
+	t.Parallel()
 	mcpgen := mcpgenBinary(t)
 	dir := copyExample(t, "notes")
 	cmd := exec.Command(mcpgen, "dev", dir, "--addr", "127.0.0.1:0")
