@@ -284,6 +284,11 @@ func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[st
 	rec := store.Task{ID: rand.Text(), Owner: subject(r), Status: store.TaskWorking,
 		Created: now, Updated: now, TTL: taskTTL, Lease: now.Add(tr.lease)}
 	if err := tr.store.Create(r.Context(), rec); err != nil {
+		if errors.Is(err, store.ErrFull) {
+			// Nothing ran: the client may try again once tasks finish.
+			tr.s.logger.Warn("task refused: the task store is full", "tool", t.def.Name, "err", err)
+			return nil, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: "too many tasks are kept for this caller; try again later"}
+		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "creating the task: " + err.Error()}
 	}
 	// The task outlives the request: it keeps the request's values (the

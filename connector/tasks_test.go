@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -242,5 +243,47 @@ func testTasksAcrossServers(t *testing.T, open func() store.Store) {
 	e, _ := res["error"].(map[string]any)
 	if res["status"] != "failed" || e == nil || !strings.Contains(fmt.Sprint(e["message"]), "stopped renewing its lease") {
 		t.Errorf("tasks/get of a task whose server died: %v, want failed with the reason", res)
+	}
+}
+
+// TestTaskRefusedWhenStoreFull: past the store's bound a task is refused
+// before its handler runs, with the retry-later error, and the caller's
+// running task is untouched.
+func TestTaskRefusedWhenStoreFull(t *testing.T) {
+	verify := func(_ context.Context, token string, _ *http.Request) (*authgate.Identity, error) {
+		return &authgate.Identity{Subject: token, Expiry: time.Now().Add(time.Minute)}, nil
+	}
+	release := make(chan struct{})
+	defer close(release)
+	var runs atomic.Int32
+	app := authApp()
+	app.Tools = append(app.Tools, connector.Tool{Name: "report", Description: "Writes a report.", InputSchema: emptyInput,
+		Result: connector.ResultText, Annotations: connector.Annotations{ReadOnly: true}, Task: connector.TaskRequired,
+		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+			runs.Add(1)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return "the report", nil
+		}})
+	base, _ := serveAuth(t, app, authgate.Auth{Issuer: "https://as.example.com", Verifier: verify},
+		connector.WithStore(store.NewMemory(store.MemoryOptions{MaxTasks: 1})))
+	url := base + "/mcp"
+	status, created := taskPost(t, url, "alice", "tools/call", "report", `"name":"report","arguments":{}`)
+	res, _ := created["result"].(map[string]any)
+	id, _ := res["taskId"].(string)
+	if status != http.StatusOK || id == "" {
+		t.Fatalf("the first task: %d %v", status, created)
+	}
+	_, refused := taskPost(t, url, "alice", "tools/call", "report", `"name":"report","arguments":{}`)
+	if e, _ := refused["error"].(map[string]any); e == nil || e["code"] != float64(-32000) || !strings.Contains(fmt.Sprint(e["message"]), "try again later") {
+		t.Errorf("a task past the store's bound: %v, want error -32000 saying to try again later", refused)
+	}
+	if _, got := taskPost(t, url, "alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id)); got["result"] == nil {
+		t.Errorf("the running task after a refused one: %v", got)
+	}
+	if n := runs.Load(); n > 1 {
+		t.Errorf("%d handlers ran; the refused task's must not", n)
 	}
 }

@@ -86,6 +86,12 @@ func TestMemoryRecordsBound(t *testing.T) {
 	}
 }
 
+// TestMemoryTasksBoundContract: the memory backend's MaxTasks keeps the
+// contract every backend's bound keeps.
+func TestMemoryTasksBoundContract(t *testing.T) {
+	storetest.TasksBound(t, store.NewMemory(store.MemoryOptions{MaxTasks: 5}), 5)
+}
+
 // TestMemoryTasksBound: the memory backend keeps a task for its TTL and
 // no longer, holds at most MaxTasks, makes room by dropping the oldest
 // finished task, and refuses a task when every one kept still runs.
@@ -117,8 +123,8 @@ func TestMemoryTasksBound(t *testing.T) {
 	if err := ts.Create(ctx, task("d", store.TaskWorking, now)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Create(ctx, task("e", store.TaskWorking, now)); err == nil {
-		t.Error("a store full of running tasks took another")
+	if err := ts.Create(ctx, task("e", store.TaskWorking, now)); !errors.Is(err, store.ErrFull) {
+		t.Errorf("a store full of running tasks took another: %v, want store.ErrFull", err)
 	}
 	// A record is readable until its TTL runs out, not after.
 	now = now.Add(time.Minute - time.Millisecond)

@@ -42,7 +42,7 @@ func (mt *memTasks) Create(_ context.Context, t Task) error {
 		return fmt.Errorf("task %q: %w", t.ID, ErrExists)
 	}
 	if len(mt.m) >= mt.max && !mt.evict(now) {
-		return fmt.Errorf("store: %d tasks are kept and none is finished; try again later", len(mt.m))
+		return fmt.Errorf("%w: %d tasks are kept and none is finished; try again later", ErrFull, len(mt.m))
 	}
 	if t.Created.IsZero() {
 		t.Created = now

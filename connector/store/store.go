@@ -65,6 +65,11 @@ var ErrNotFound = errors.New("store: not found")
 // ErrExists is returned (wrapped) when creating a record whose id is taken.
 var ErrExists = errors.New("store: already exists")
 
+// ErrFull is returned (wrapped) when creating a record past the backend's
+// bound: nothing was stored, and the same call may succeed once older
+// records expire or finish.
+var ErrFull = errors.New("store: full")
+
 // Driver opens a Store for a URL of the scheme it was registered under.
 type Driver func(ctx context.Context, u *url.URL) (Store, error)
 

@@ -75,7 +75,10 @@ type TaskUpdate struct {
 //     handed out once the record is readable by every replica), with
 //     Created and Updated set to now when zero; when t.ID is taken it
 //     stores nothing and returns an error wrapping ErrExists. t.TTL must be
-//     more than 0: the record expires TTL after Created.
+//     more than 0: the record expires TTL after Created. Records are
+//     bounded: past its bound (of all tasks, or of one owner's), a backend
+//     stores nothing and returns an error wrapping ErrFull, at the latest
+//     when one owner keeps that many tasks that are still running.
 //   - Get returns the record, or an error wrapping ErrNotFound once it
 //     expired or never existed.
 //   - Update applies u atomically and returns the record after it, with

@@ -12,7 +12,11 @@
 //   - cluster=true: the address is one node of a Redis Cluster (more nodes
 //     may be given as addr=host:port parameters);
 //   - prefix=P: every key starts with P (default "mcpgen:"), so that
-//     several connectors can share one Redis.
+//     several connectors can share one Redis;
+//   - max_tasks=N: how many task records that have not expired one owner
+//     (a verified subject; without auth, everyone) may have (default
+//     store.DefaultMaxTasks); past it, creating a task fails with
+//     store.ErrFull.
 //
 // Every key of one session (its record and its event streams) carries the
 // session id as a Redis Cluster hash tag, so the operations on one session
@@ -31,6 +35,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -102,6 +107,15 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 		}
 		q.Del("cluster")
 	}
+	maxTasks := store.DefaultMaxTasks
+	if q.Has("max_tasks") {
+		n, err := strconv.Atoi(q.Get("max_tasks"))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("store URL %s: max_tasks=%q: want a positive number of tasks", where, q.Get("max_tasks"))
+		}
+		maxTasks = n
+		q.Del("max_tasks")
+	}
 	if !q.Has("dial_timeout") {
 		q.Set("dial_timeout", DefaultTimeout.String())
 	}
@@ -134,7 +148,7 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 	s.events = events{s: s, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
 	s.bus = bus{s}
 	s.limiter = limiter{s}
-	s.tasks = tasks{s}
+	s.tasks = tasks{s: s, max: maxTasks}
 	s.secrets = secrets{s}
 	s.records = records{s}
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))

@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +25,43 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// TestTasksBound: max_tasks bounds one owner's live tasks; a task that
+// expires makes room again.
+func TestTasksBound(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL()+"/0?prefix=bound:&max_tasks=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	storetest.TasksBound(t, st, 3)
+	// Another owner has room of its own; its tasks expire and leave room.
+	ts := st.Tasks()
+	for i := range 3 {
+		if err := ts.Create(ctx, store.Task{ID: fmt.Sprint("short-", i), Owner: "bob", TTL: 100 * time.Millisecond}); err != nil {
+			t.Fatalf("bob's task %d: %v", i, err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := ts.Create(ctx, store.Task{ID: "after", Owner: "bob", TTL: time.Minute})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, store.ErrFull) || time.Now().After(deadline) {
+			t.Fatalf("Create once bob's tasks expired: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ url, err string }{
 		{"redis://u:hunter2@127.0.0.1:1/0?cluster=maybe", `cluster="maybe": want true or false`},
 		{"redis://u:hunter2@127.0.0.1:1/x", "redis://u:xxxxx@127.0.0.1:1/x"},
+		{"redis://u:hunter2@127.0.0.1:1/0?max_tasks=0", `max_tasks="0": want a positive number of tasks`},
 	} {
 		s, err := store.Open(ctx, c.url)
 		if err == nil {

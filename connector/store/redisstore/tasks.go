@@ -14,9 +14,13 @@ import (
 )
 
 // tasks keeps each task in one hash under its own hash tag, and each
-// owner's task ids in a sorted set (by creation) for List; ids of expired
-// tasks are pruned from it when listed.
-type tasks struct{ s *Store }
+// owner's task ids in a sorted set scored by when they expire: the set
+// says how many live tasks the owner has (the bound, max) and List reads
+// it; ids of expired tasks leave it when the next task is indexed.
+type tasks struct {
+	s   *Store
+	max int // live tasks per owner
+}
 
 func (ts *tasks) taskKey(id string) string     { return ts.s.key(tag("t", id), "task") }
 func (ts *tasks) ownerKey(owner string) string { return ts.s.key(tag("o", owner), "tasks") }
@@ -29,12 +33,18 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 return 1`)
 
-// indexTask adds ARGV[2] to the owner's set with score ARGV[1] and keeps
-// the set at least ARGV[3] ms.
+// indexTask adds ARGV[2] to the owner's set with score ARGV[1] (when it
+// expires, unix ms), after dropping the ids that expired by ARGV[3] (now),
+// unless the owner already has ARGV[4] live tasks (returns 0). It keeps the
+// set until its last task expires, and returns 1 when it added the id, 2
+// when the id was there already.
 var indexTask = redis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 2 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
 return 1`)
 
 // updateTask applies an update unless the task is gone (returns {0}),
@@ -86,15 +96,28 @@ func (ts *tasks) Create(ctx context.Context, t store.Task) error {
 	if t.Input != nil && t.Status == store.TaskInputRequired {
 		args = append(args, "input", t.Input)
 	}
-	ok, err := createTask.Run(ctx, ts.s.rdb, []string{ts.taskKey(t.ID)}, args...).Int()
+	// The owner's index first: it is where the bound is kept, and an id
+	// indexed without its record (Redis failing in between) only takes
+	// room until it expires.
+	ok := ts.ownerKey(t.Owner)
+	added, err := indexTask.Run(ctx, ts.s.rdb, []string{ok}, expires.UnixMilli(), t.ID, now.UnixMilli(), ts.max).Int()
 	if err != nil {
 		return ts.s.wrap(err)
 	}
-	if ok == 0 {
+	if added == 0 {
+		return fmt.Errorf("%w: the owner of task %q has %d tasks that have not expired; try again later", store.ErrFull, t.ID, ts.max)
+	}
+	created, err := createTask.Run(ctx, ts.s.rdb, []string{ts.taskKey(t.ID)}, args...).Int()
+	if err != nil || created == 0 {
+		if added == 1 {
+			ts.s.rdb.ZRem(ctx, ok, t.ID) // best effort: else it expires
+		}
+		if err != nil {
+			return ts.s.wrap(err)
+		}
 		return fmt.Errorf("task %q: %w", t.ID, store.ErrExists)
 	}
-	keep := max(time.Until(expires), time.Second)
-	return ts.s.wrap(indexTask.Run(ctx, ts.s.rdb, []string{ts.ownerKey(t.Owner)}, t.Created.UnixMilli(), t.ID, keep.Milliseconds()).Err())
+	return nil
 }
 
 func leaseMillis(t time.Time) int64 {
