@@ -7,15 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpgen/mcpgen/internal/argcheck"
 	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/toolname"
 	"github.com/mcpgen/mcpgen/internal/viewmeta"
@@ -29,17 +28,16 @@ type tool struct {
 	output   json.RawMessage
 	maxChars int
 	explicit bool        // the cap was set by the App or the tool: advertise it
-	defaults bool        // the input schema declares defaults
 	hidden   atomic.Bool // taken off the list by SetToolEnabled
 	// headerParams: the input schema mirrors arguments into Mcp-Param
 	// headers (x-mcp-header), which the go-sdk checks.
 	headerParams bool
 
-	resolveOnce sync.Once
-	resolved    *jsonschema.Resolved
-	schema      *jsonschema.Schema // the unresolved input schema, walked for defaults and formats
-	formats     bool               // the input schema gives a format somewhere
-	resolveErr  error
+	// args checks the arguments of a call, compiled from input on the
+	// first call.
+	argsOnce sync.Once
+	args     *argcheck.Schema
+	argsErr  error
 }
 
 func (s *Server) addTool(t *Tool, errs *errList) {
@@ -73,7 +71,7 @@ func (s *Server) addTool(t *Tool, errs *errList) {
 			return
 		}
 	}
-	tt := &tool{s: s, def: t, input: in, output: out, defaults: bytes.Contains(in, []byte(`"default"`)),
+	tt := &tool{s: s, def: t, input: in, output: out,
 		headerParams: bytes.Contains(in, []byte(`"x-mcp-header"`))}
 	switch {
 	case t.MaxResultChars > 0:
@@ -256,166 +254,10 @@ func (t *tool) callWithTimeout(ctx context.Context, args json.RawMessage) (any, 
 // validate checks the arguments against the input schema and applies its
 // defaults; the error names the field and the rule.
 func (t *tool) validate(args json.RawMessage) (json.RawMessage, error) {
-	t.resolveOnce.Do(func() {
-		var sch jsonschema.Schema
-		if err := json.Unmarshal(t.input, &sch); err != nil {
-			t.resolveErr = err
-			return
-		}
-		t.schema = &sch
-		t.formats = hasFormat(t.input)
-		t.resolved, t.resolveErr = sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	})
-	if t.resolveErr != nil {
-		t.s.logger.Error("tool input schema", "tool", t.def.Name, "err", t.resolveErr)
-		return nil, fmt.Errorf("internal error in tool %s: its input schema is invalid: %v", t.def.Name, t.resolveErr)
+	t.argsOnce.Do(func() { t.args, t.argsErr = argcheck.Compile(t.input) })
+	if t.argsErr != nil {
+		t.s.logger.Error("tool input schema", "tool", t.def.Name, "err", t.argsErr)
+		return nil, fmt.Errorf("internal error in tool %s: its input schema is invalid: %v", t.def.Name, t.argsErr)
 	}
-	m := map[string]any{}
-	if trimmed := bytes.TrimSpace(args); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
-		if err := json.Unmarshal(trimmed, &m); err != nil {
-			return nil, fmt.Errorf("invalid arguments: must be a JSON object: %v", err)
-		}
-	}
-	var inst any = m
-	var sent []string // the members the client sent
-	if t.defaults {
-		sent = make([]string, 0, len(m))
-		for k := range m {
-			sent = append(sent, k)
-		}
-		applyDefaults(t.schema, inst)
-	}
-	if err := t.resolved.Validate(&inst); err != nil {
-		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
-	}
-	if t.formats {
-		if msg := checkFormats(t.schema, t.schema, inst, nil, 0); msg != "" {
-			return nil, fmt.Errorf("invalid arguments: %s", msg)
-		}
-	}
-	if t.defaults {
-		// Splice the defaults into the client's JSON rather than marshal
-		// the decoded map: float64 would round integers beyond 2^53.
-		if !hasObject(m) {
-			return appendDefaults(bytes.TrimSpace(args), m, sent)
-		}
-		return withDefaults(bytes.TrimSpace(args), inst)
-	}
-	if len(m) == 0 {
-		return json.RawMessage("{}"), nil
-	}
-	return args, nil
-}
-
-// appendDefaults adds to the JSON object orig the members of defaulted
-// (orig with the schema's defaults applied, no nested objects or arrays)
-// that the client did not send: the common case, without decoding orig
-// again.
-func appendDefaults(orig json.RawMessage, defaulted map[string]any, sent []string) (json.RawMessage, error) {
-	if len(defaulted) == len(sent) {
-		if len(orig) == 0 || bytes.Equal(orig, []byte("null")) {
-			return json.RawMessage("{}"), nil
-		}
-		return orig, nil
-	}
-	added := make([]string, 0, len(defaulted)-len(sent))
-	for k := range defaulted {
-		if !slices.Contains(sent, k) {
-			added = append(added, k)
-		}
-	}
-	slices.Sort(added)
-	out := make([]byte, 0, len(orig)+16*len(added))
-	if len(orig) == 0 || bytes.Equal(orig, []byte("null")) {
-		out = append(out, '{')
-	} else {
-		out = append(out, orig[:len(orig)-1]...) // without its closing brace
-	}
-	for i, k := range added {
-		if i > 0 || len(sent) > 0 {
-			out = append(out, ',')
-		}
-		kb, err := json.Marshal(k)
-		if err != nil {
-			return nil, err
-		}
-		vb, err := json.Marshal(defaulted[k])
-		if err != nil {
-			return nil, err
-		}
-		out = append(append(append(out, kb...), ':'), vb...)
-	}
-	return append(out, '}'), nil
-}
-
-// withDefaults returns the JSON object orig with the members that
-// defaulted (the same object after the schema's defaults were applied)
-// has and orig lacks, at any depth of nested objects.
-func withDefaults(orig json.RawMessage, defaulted any) (json.RawMessage, error) {
-	if da, ok := defaulted.([]any); ok {
-		return withDefaultsArray(orig, da)
-	}
-	dm, ok := defaulted.(map[string]any)
-	if !ok {
-		return orig, nil
-	}
-	var om map[string]json.RawMessage
-	if len(orig) > 0 && !bytes.Equal(orig, []byte("null")) {
-		if err := json.Unmarshal(orig, &om); err != nil {
-			return orig, nil // not an object: validation has already said so
-		}
-	}
-	if len(om) == len(dm) && !hasObject(dm) {
-		return orig, nil // nothing was added
-	}
-	out := make(map[string]json.RawMessage, len(dm))
-	for k, v := range dm {
-		if raw, ok := om[k]; ok {
-			merged, err := withDefaults(raw, v)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = merged
-			continue
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = b
-	}
-	return json.Marshal(out)
-}
-
-// withDefaultsArray merges element by element, for defaults inside the
-// objects of an array.
-func withDefaultsArray(orig json.RawMessage, da []any) (json.RawMessage, error) {
-	var oa []json.RawMessage
-	if err := json.Unmarshal(orig, &oa); err != nil || len(oa) != len(da) {
-		return orig, nil
-	}
-	changed := false
-	for i := range oa {
-		merged, err := withDefaults(oa[i], da[i])
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(merged, oa[i]) {
-			oa[i], changed = merged, true
-		}
-	}
-	if !changed {
-		return orig, nil
-	}
-	return json.Marshal(oa)
-}
-
-func hasObject(m map[string]any) bool {
-	for _, v := range m {
-		switch v.(type) {
-		case map[string]any, []any:
-			return true
-		}
-	}
-	return false
+	return t.args.Check(args)
 }

@@ -269,7 +269,7 @@ type msgConn struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	failOnce  sync.Once     // logs the first message the client did not take
-	pending   wire.Inflight // requests passed on and not answered yet (stdio.go)
+	pending   wire.Inflight // requests passed on and not answered yet (as in internal/stdioframe)
 
 	// send writes one message to the client within ctx; set by the
 	// transport before the session starts.

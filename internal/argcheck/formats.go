@@ -1,4 +1,4 @@
-package connector
+package argcheck
 
 import (
 	"fmt"
@@ -182,10 +182,6 @@ func refTarget(root *jsonschema.Schema, ref string) *jsonschema.Schema {
 	}
 	return nil
 }
-
-// hasFormat reports whether a schema (as JSON) gives any format at all, so
-// that tools without one skip the walk.
-func hasFormat(schema []byte) bool { return strings.Contains(string(schema), `"format"`) }
 
 func validDate(s string) bool {
 	_, err := time.Parse(time.DateOnly, s)

@@ -1,0 +1,97 @@
+// Package argcheck turns a tool's input schema and the arguments a client
+// sent into the arguments its handler gets: valid against the schema (JSON
+// Schema 2020-12, plus the formats a tag may give, which the validator
+// treats as annotations only), with the schema's defaults filled in, and
+// the client's JSON otherwise kept as sent (integers beyond 2^53 are not
+// rounded); or into an error a model can act on, naming the field and the
+// rule (`invalid arguments: "limit": must be <= 50`) rather than schema
+// locations and keywords.
+package argcheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Schema is an input schema compiled for checking arguments. It is safe
+// for concurrent use.
+type Schema struct {
+	resolved *jsonschema.Resolved
+	schema   *jsonschema.Schema // the unresolved schema, walked for defaults and formats
+	formats  bool               // the schema gives a format somewhere
+	defaults bool               // the schema declares defaults
+}
+
+// Compile compiles an input schema, given as JSON. Its error says why the
+// schema itself is unusable (not JSON, a bad reference, a default that
+// breaks its own schema); no arguments can be checked against it then.
+// Compiling costs more than checking: a caller with many schemas compiles
+// each when it is first needed.
+func Compile(schema []byte) (*Schema, error) {
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(schema, &sch); err != nil {
+		return nil, err
+	}
+	resolved, err := sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{
+		resolved: resolved,
+		schema:   &sch,
+		formats:  hasFormat(schema),
+		defaults: bytes.Contains(schema, []byte(`"default"`)),
+	}, nil
+}
+
+// Check checks args, a JSON object (empty or null stands for {}), against
+// the schema and returns them with the schema's defaults applied: the
+// client's bytes with the absent members that declare a default spliced
+// in, "{}" for no arguments, args unchanged when nothing was added. The
+// error starts "invalid arguments: " and names the first field that fails
+// and its rule.
+func (s *Schema) Check(args json.RawMessage) (json.RawMessage, error) {
+	m := map[string]any{}
+	if trimmed := bytes.TrimSpace(args); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
+		if err := json.Unmarshal(trimmed, &m); err != nil {
+			return nil, fmt.Errorf("invalid arguments: must be a JSON object: %v", err)
+		}
+	}
+	var inst any = m
+	var sent []string // the members the client sent
+	if s.defaults {
+		sent = make([]string, 0, len(m))
+		for k := range m {
+			sent = append(sent, k)
+		}
+		applyDefaults(s.schema, inst)
+	}
+	if err := s.resolved.Validate(&inst); err != nil {
+		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
+	}
+	if s.formats {
+		if msg := checkFormats(s.schema, s.schema, inst, nil, 0); msg != "" {
+			return nil, fmt.Errorf("invalid arguments: %s", msg)
+		}
+	}
+	if s.defaults {
+		// Splice the defaults into the client's JSON rather than marshal
+		// the decoded map: float64 would round integers beyond 2^53.
+		if !hasObject(m) {
+			return appendDefaults(bytes.TrimSpace(args), m, sent)
+		}
+		return withDefaults(bytes.TrimSpace(args), inst)
+	}
+	if len(m) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	return args, nil
+}
+
+// hasFormat reports whether a schema (as JSON) gives any format at all, so
+// that schemas without one skip the walk.
+func hasFormat(schema []byte) bool { return strings.Contains(string(schema), `"format"`) }
