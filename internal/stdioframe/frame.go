@@ -29,11 +29,11 @@ import (
 // Config says how Frame frames.
 type Config struct {
 	// MaxLine limits one line of input, its newline excluded; a longer
-	// line is answered and skipped. defaultMaxLine when 0.
+	// line is answered and skipped. Required (the connector's
+	// --stdio-max-line).
 	MaxLine int
 	// Drain bounds how long, once the input ends, the requests read are
-	// waited for before the reader given to the SDK ends. defaultDrain
-	// when 0.
+	// waited for before the reader given to the SDK ends. Required.
 	Drain time.Duration
 	// Logger gets a warning for each line answered here and for requests
 	// dropped at the end of the drain; text on stderr when nil.
@@ -43,15 +43,6 @@ type Config struct {
 	OnEOF func()
 }
 
-// Defaults of the framing.
-const (
-	// defaultMaxLine bounds one line of input.
-	defaultMaxLine = 1 << 20
-	// defaultDrain is how long the requests read before the end of the
-	// input may take to be answered.
-	defaultDrain = 5 * time.Second
-)
-
 // Frame starts reading r, a client's input, in a goroutine of its own.
 // It returns what the SDK reads from: whole lines, each one valid JSON-RPC
 // (so the SDK's own line limit can be off), ending once r has ended and
@@ -60,11 +51,8 @@ const (
 // written on to w; Close closes w if it is an io.Closer. Closing in stops
 // the reading at the next line, as when the server stops first.
 func Frame(ctx context.Context, r io.Reader, w io.Writer, cfg Config) (in io.ReadCloser, out io.WriteCloser) {
-	if cfg.MaxLine <= 0 {
-		cfg.MaxLine = defaultMaxLine
-	}
-	if cfg.Drain <= 0 {
-		cfg.Drain = defaultDrain
+	if cfg.MaxLine <= 0 || cfg.Drain <= 0 {
+		panic(fmt.Sprintf("stdioframe: MaxLine (%d) and Drain (%s) must be set", cfg.MaxLine, cfg.Drain))
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -42,6 +42,12 @@ func serve(t *testing.T, input string, cfg Config) (read []string, client string
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxLine == 0 {
+		cfg.MaxLine = 1 << 20
+	}
+	if cfg.Drain == 0 {
+		cfg.Drain = time.Minute
+	}
 	in, out := Frame(context.Background(), strings.NewReader(input), &w, cfg)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
@@ -142,7 +148,7 @@ func TestFrameDrain(t *testing.T) {
 	var w syncBuffer
 	eof := make(chan struct{})
 	in, out := Frame(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), &w,
-		Config{Drain: time.Minute, Logger: slog.New(slog.DiscardHandler), OnEOF: func() { close(eof) }})
+		Config{MaxLine: 1 << 20, Drain: time.Minute, Logger: slog.New(slog.DiscardHandler), OnEOF: func() { close(eof) }})
 	br := bufio.NewReader(in)
 	if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, `"ping"`) {
 		t.Fatalf("read %q, %v", line, err)
@@ -170,7 +176,7 @@ func TestFrameDrain(t *testing.T) {
 
 	var logs syncBuffer
 	in, _ = Frame(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), io.Discard,
-		Config{Drain: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		Config{MaxLine: 1 << 20, Drain: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	start := time.Now()
 	if _, err := io.ReadAll(in); err != nil {
 		t.Fatal(err)
@@ -188,7 +194,7 @@ func TestFrameDrain(t *testing.T) {
 func TestFrameDropsCancelledAnswers(t *testing.T) {
 	var w syncBuffer
 	in, out := Frame(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`+"\n"), &w,
-		Config{Drain: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+		Config{MaxLine: 1 << 20, Drain: time.Minute, Logger: slog.New(slog.DiscardHandler)})
 	br := bufio.NewReader(in)
 	if _, err := br.ReadString('\n'); err != nil {
 		t.Fatal(err)
