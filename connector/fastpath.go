@@ -361,7 +361,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		}
 		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
 	}
-	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) }
+	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || wire.CancelledByClient(ctx) }
 	encode := func(res mcp.Result, err error) []byte {
 		switch {
 		case err != nil:
@@ -396,7 +396,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return true // the answer was an event stream already
 		}
 		wh["Content-Type"] = []string{"application/json"}
-		w.WriteHeader(errorStatus(stateless, err))
+		w.WriteHeader(wire.ErrorStatus(stateless, err))
 		w.Write(out)
 		return true
 	}

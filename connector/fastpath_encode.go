@@ -3,13 +3,10 @@ package connector
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/internal/wire"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -205,21 +202,4 @@ func textSize(res *mcp.CallToolResult) int {
 		}
 	}
 	return n
-}
-
-// errorStatus is the HTTP status of an answer: under MCP 2026-07-28 an
-// error answers with the status SEP-2575 gives its code, as the go-sdk
-// does (400 for -32602 and -32021, 404 for -32601); else 200.
-func errorStatus(stateless bool, err error) int {
-	var we *jsonrpc.Error
-	if !stateless || !errors.As(err, &we) {
-		return http.StatusOK
-	}
-	switch we.Code {
-	case jsonrpc.CodeMethodNotFound:
-		return http.StatusNotFound
-	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
 }
