@@ -90,7 +90,7 @@ type Config struct {
 
 // Dispatcher is the server the fast path answers for: what it may serve,
 // and how the server runs it. The connector implements it. Its methods
-// are called concurrently, on every request the fast path reads.
+// may be called concurrently, from any request the fast path reads.
 type Dispatcher interface {
 	// Enabled reports whether the fast path may serve now: when it is
 	// false, every request goes on to the handler behind. (The connector
