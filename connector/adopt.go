@@ -60,7 +60,7 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 			s.recordSession(w, r, next)
 			return
 		}
-		if _, local := s.fastPath.sessions.Load(id); !local {
+		if s.fastPath.Session(id) == nil { // not a session of this replica
 			s.adoptSession(r, id, next)
 		} else {
 			s.touchSession(r, id)
@@ -200,7 +200,7 @@ func (s *Server) adoptSession(r *http.Request, id string, next http.Handler) {
 	}
 	s.adopt.mu.Lock()
 	defer s.adopt.mu.Unlock()
-	if _, local := s.fastPath.sessions.Load(id); local {
+	if s.fastPath.Session(id) != nil {
 		return // adopted by a request that came in meanwhile
 	}
 	var data sessionData

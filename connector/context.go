@@ -62,7 +62,8 @@ func (c *Call) Log(ctx context.Context, p *mcp.LoggingMessageParams) error {
 }
 
 // logSinkKey carries, in a handler's context, where the log messages of a
-// request without a session go (fastpath.go).
+// request without a session go (the fast path's answer to it:
+// fastDispatcher.Context).
 type logSinkKey struct{}
 
 type callKey struct{}

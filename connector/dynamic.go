@@ -28,7 +28,7 @@ func (s *Server) SetToolEnabled(name string, on bool) error {
 	} else {
 		s.mcp.RemoveTools(name)
 	}
-	s.fastPath.toolsChanged() // fastpath.go
+	s.fastPath.ToolsChanged()
 	return nil
 }
 

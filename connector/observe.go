@@ -34,11 +34,7 @@ func (s *Server) observe() error {
 	t.SetNames(tools, prompts)
 	s.use(t.Middleware)
 	s.mcp.AddSendingMiddleware(t.Sending)
-	return t.ObserveSessions(func() int64 {
-		var n int64
-		s.fastPath.sessions.Range(func(any, any) bool { n++; return true })
-		return n
-	})
+	return t.ObserveSessions(func() int64 { return int64(s.fastPath.SessionCount()) })
 }
 
 // observeFlags are a connector binary's telemetry flags; OTLP export is

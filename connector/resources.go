@@ -267,7 +267,7 @@ func (s *Server) SetViews(views []View) {
 		}
 		s.mcp.AddTool(s.sdkTool(t), t.handle)
 	}
-	s.fastPath.toolsChanged() // fastpath.go
+	s.fastPath.ToolsChanged()
 }
 
 func equalViewMeta(a, b ViewMeta) bool {

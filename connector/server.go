@@ -2,15 +2,18 @@ package connector
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpgen/mcpgen/connector/authserver"
 	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/eraroute"
+	"github.com/mcpgen/mcpgen/internal/fastpath"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/msgstream"
 
@@ -58,7 +61,10 @@ type Server struct {
 
 	tel *telemetry.Telemetry // nil when off; observe.go
 
-	fast // fastpath.go
+	fastPath   *fastpath.Handler   // after auth, before the endpoint (initFast)
+	middleware []mcp.Middleware    // receiving middleware, as added to the go-sdk server (use)
+	impl       *mcp.Implementation // the server's identity (serverInfo)
+	mcpExposed atomic.Bool         // MCP() was called: middleware may be added there
 
 	streamsOnce sync.Once
 	streamsT    *msgstream.Transports // HTTP+SSE and WebSocket (streamserve.go)
@@ -156,9 +162,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
-	s.initFast(name, version) // fastpath.go
-	s.use(s.requestLog)       // reqlog.go
-	s.use(s.protocolErrors)   // wire.go
+	s.initFast(name, version)
+	s.use(s.requestLog)     // reqlog.go
+	s.use(s.protocolErrors) // wire.go
 	s.sessions = newSessionTable(o.maxSessions, o.maxSessionsPerCaller, o.sessionIdle, o.logger)
 	s.mcp.AddReceivingMiddleware(s.sessions.bindSessions) // sessions.go: only initialize
 
@@ -235,11 +241,15 @@ func (s *Server) newHandler() http.Handler {
 				o.Sessions.EventStore = s.state.Events()
 			}
 		}
-		o.Sessions.EventStore = s.fastPath.hookEvents(o.Sessions.EventStore) // fastpath.go
+		// The fast path stores its resumable answers in the event store,
+		// and learns there when a session closes, as the session table
+		// then does (fastDispatcher.SessionClosed).
+		o.Sessions.EventStore = s.fastPath.HookEvents(o.Sessions.EventStore)
+		s.sessions.hooked = o.Sessions.EventStore != nil
 	}
 	e := eraroute.New(s.mcp, o)
-	s.fastPath.next = e
-	var h http.Handler = s.fastPath // fastpath.go: after auth, before the endpoint
+	s.fastPath.SetNext(e)
+	var h http.Handler = s.fastPath // after auth, before the endpoint
 	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*
 	h = s.adoptSessions(h)          // adopt.go: sessions across replicas
 	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
@@ -268,13 +278,97 @@ func (s *Server) protectWith(h http.Handler, g *authgate.Gate) http.Handler {
 func (s *Server) sessionVersion(id string) string {
 	// The fast path tracks every session from its initialize (a map
 	// lookup, where s.mcp.Sessions() would walk them all).
-	if x, ok := s.fastPath.sessions.Load(id); ok {
-		if p := x.(*fastSession).ss.InitializeParams(); p != nil {
+	if ss := s.fastPath.Session(id); ss != nil {
+		if p := ss.InitializeParams(); p != nil {
 			return p.ProtocolVersion
 		}
 	}
 	return ""
 }
+
+// initFast makes the fast path (internal/fastpath): it answers, over
+// HTTP, the calls whose answer can only be their result without the
+// go-sdk's JSON-RPC layer, and declines the rest to the endpoint. It
+// learns of every session from their initialize on.
+func (s *Server) initFast(name, version string) {
+	s.impl = &mcp.Implementation{Name: name, Version: version}
+	s.fastPath = fastpath.New(fastpath.Config{
+		Stateless: s.opts.stateless,
+		MaxBody:   s.opts.maxBodyBytes,
+		PageSize:  s.opts.pageSize,
+		Impl:      s.impl,
+		Logger:    s.logger,
+	}, fastDispatcher{s})
+	s.mcp.AddReceivingMiddleware(s.fastPath.TrackSessions)
+}
+
+// use adds receiving middleware to the go-sdk server, and to the calls the
+// fast path serves. mcpgen's own middleware must be added with use, so
+// that both paths run it.
+func (s *Server) use(mw mcp.Middleware) {
+	s.middleware = append(s.middleware, mw)
+	s.mcp.AddReceivingMiddleware(mw)
+}
+
+// fastDispatcher is the server as the fast path sees it
+// (fastpath.Dispatcher).
+type fastDispatcher struct{ s *Server }
+
+// Enabled: not once MCP() has given the go-sdk server away, since
+// middleware added there would not run on the fast path.
+func (d fastDispatcher) Enabled() bool { return !d.s.mcpExposed.Load() }
+
+func (d fastDispatcher) Tool(name string) (mcp.MethodHandler, bool, bool) {
+	t, ok := d.s.tools[name]
+	if !ok || t.hidden.Load() || t.headerParams {
+		return nil, false, false
+	}
+	return func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return t.handle(ctx, req.(*mcp.CallToolRequest))
+	}, t.def.NeverAsks, true
+}
+
+func (d fastDispatcher) Resource(uri string) (mcp.MethodHandler, bool) {
+	r, ok := d.s.resources[uri]
+	if !ok {
+		return nil, false
+	}
+	return func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return d.s.readResource(ctx, req.(*mcp.ReadResourceRequest), r, nil)
+	}, true
+}
+
+func (d fastDispatcher) ToolCount() int { return len(d.s.tools) }
+
+func (d fastDispatcher) Tools() []*mcp.Tool {
+	tools := d.s.sortedTools()
+	ts := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		ts = append(ts, d.s.sdkTool(t))
+	}
+	return ts
+}
+
+// Wrap wraps h in the receiving middleware added with use, as the go-sdk
+// runs it (the request log, protocol errors, telemetry).
+func (d fastDispatcher) Wrap(h mcp.MethodHandler) mcp.MethodHandler {
+	for _, mw := range d.s.middleware {
+		h = mw(h)
+	}
+	return h
+}
+
+func (d fastDispatcher) Context(ctx context.Context, id json.RawMessage, sink func(*mcp.LoggingMessageParams) error) context.Context {
+	if sink != nil {
+		ctx = context.WithValue(ctx, logSinkKey{}, sink) // context.go
+	}
+	if d.s.tel.Tracing() {
+		ctx = telemetry.WithRequestID(ctx, id) // observe.go
+	}
+	return ctx
+}
+
+func (d fastDispatcher) SessionClosed(id string) { d.s.sessions.closed(id) } // sessions.go
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on the
 // process's stdin and stdout until ctx is done or stdin closes.

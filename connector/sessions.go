@@ -49,7 +49,7 @@ type sessionTable struct {
 	idle           time.Duration // 0: never
 	logger         *slog.Logger
 	// hooked is set when the sessions' event store tells closed of every
-	// session that closes (fastpath.go's closeHook).
+	// session that closes (fastDispatcher.SessionClosed).
 	hooked bool
 
 	mu      sync.Mutex

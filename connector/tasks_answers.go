@@ -216,7 +216,7 @@ func ack() map[string]any { return map[string]any{"resultType": "complete"} }
 func (tr *taskRunner) reply(w http.ResponseWriter, id json.RawMessage, res map[string]any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
-		w.WriteHeader(errorStatus(true, err))
+		w.WriteHeader(wire.ErrorStatus(true, err))
 		w.Write(wire.ErrorResponse(id, err))
 		return
 	}

@@ -23,7 +23,7 @@ import (
 func (s *Server) protocolErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if cancelledByClient(ctx) && !strings.HasPrefix(method, "notifications/") {
+		if wire.CancelledByClient(ctx) && !strings.HasPrefix(method, "notifications/") {
 			return wire.CancelledResult(method), nil
 		}
 		if err == nil {
@@ -49,10 +49,4 @@ func requestVersion(req mcp.Request) string {
 		return r.ProtocolVersion()
 	}
 	return ""
-}
-
-// cancelledByClient reports whether the request's context was cancelled by
-// the client (notifications/cancelled), rather than by a deadline.
-func cancelledByClient(ctx context.Context) bool {
-	return ctx.Err() == context.Canceled && context.Cause(ctx) == context.Canceled
 }

@@ -349,7 +349,7 @@ func (g *Gate) badRequest(w http.ResponseWriter, r *http.Request, err error) {
 	g.logger.Warn("auth: refused a request whose scopes cannot be read unambiguously", "reason", err.Error(), "remote", r.RemoteAddr)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
-	w.Write(wire.ErrorResponse(json.RawMessage("null"), &jsonrpc.Error{Code: code, Message: "Bad Request: " + err.Error()})) // fastpath.go
+	w.Write(wire.ErrorResponse(json.RawMessage("null"), &jsonrpc.Error{Code: code, Message: "Bad Request: " + err.Error()}))
 }
 
 // StreamPaths are the paths of the message transports.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 
@@ -37,4 +38,10 @@ func CancelledAnswer(p []byte) bool {
 		p = p[:window]
 	}
 	return bytes.Contains(p, cancelMarker)
+}
+
+// CancelledByClient reports whether a request's context was cancelled by
+// the client (notifications/cancelled), rather than by a deadline.
+func CancelledByClient(ctx context.Context) bool {
+	return ctx.Err() == context.Canceled && context.Cause(ctx) == context.Canceled
 }

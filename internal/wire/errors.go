@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CodeInsufficientScope is the JSON-RPC error code of a tools/call,
@@ -79,6 +80,23 @@ func ErrorResponse(id json.RawMessage, err error) []byte {
 	b = append(b, `,"error":`...)
 	b = append(b, e...)
 	return append(b, '}')
+}
+
+// ErrorStatus is the HTTP status of an answer: under MCP 2026-07-28
+// (stateless) an error answers with the status SEP-2575 gives its code, as
+// the go-sdk does (400 for -32602 and -32021, 404 for -32601); else 200.
+func ErrorStatus(stateless bool, err error) int {
+	var we *jsonrpc.Error
+	if !stateless || !errors.As(err, &we) {
+		return http.StatusOK
+	}
+	switch we.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // ResumableVersion is the first protocol version whose SSE streams are

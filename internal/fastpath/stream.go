@@ -1,4 +1,4 @@
-package connector
+package fastpath
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type fastStream struct {
 // over, the response's last chunk written and the connection closed); the
 // client then resumes the stream (GET with Last-Event-ID), which waits for
 // the result and is then replayed by the go-sdk from the event store.
-func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
+func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
 	defer cleanup()
 	stream := rand.Text()
@@ -33,7 +33,7 @@ func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx conte
 		return
 	}
 	if err := f.events.Append(ctx, sid, stream, nil); err != nil {
-		f.s.logger.Warn("storing priming event", "err", err)
+		f.cfg.Logger.Warn("storing priming event", "err", err)
 	}
 	wh := w.Header()
 	wh["Content-Type"] = []string{"text/event-stream"}
@@ -71,7 +71,7 @@ func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx conte
 			rc.Flush()
 			conn, buf, err := rc.Hijack()
 			if err != nil {
-				f.s.logger.Warn("closing a stream", "err", err)
+				f.cfg.Logger.Warn("closing a stream", "err", err)
 				return
 			}
 			closed = true
@@ -86,7 +86,7 @@ func (f *fastPath) serveStream(w http.ResponseWriter, r *http.Request, ctx conte
 	if !cancelled() {
 		out := encode(res, err)
 		if err := f.events.Append(ctx, sid, stream, out); err != nil {
-			f.s.logger.Warn("storing event", "err", err)
+			f.cfg.Logger.Warn("storing event", "err", err)
 		}
 		ev = make([]byte, 0, len(out)+len(stream)+40)
 		ev = append(ev, "event: message\nid: "...)
@@ -170,7 +170,7 @@ func (l *logStream) end(out []byte) bool {
 // resume holds a client's resumption of a stream the fast path is still
 // answering until its result is stored, then lets the go-sdk replay it.
 // It reports false for any other stream.
-func (f *fastPath) resume(w http.ResponseWriter, r *http.Request) bool {
+func (f *Handler) resume(w http.ResponseWriter, r *http.Request) bool {
 	lid := r.Header.Get("Last-Event-ID")
 	stream, _, ok := strings.Cut(lid, "_")
 	if !ok {

@@ -1,4 +1,4 @@
-package connector
+package fastpath
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// trackSessions is receiving middleware on the go-sdk server that tells
+// TrackSessions is receiving middleware on the go-sdk server that tells
 // the fast path about sessions: which exist (from initialize until they
 // close), which clients could be sent requests, and which chose a log
 // level.
-func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
+func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, ok := req.GetSession().(*mcp.ServerSession)
 		if !ok || ss == nil || ss.ID() == "" {
@@ -63,7 +63,7 @@ func (f *fastPath) trackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-func (f *fastPath) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, extra *mcp.RequestExtra) *fastSession {
+func (f *Handler) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, extra *mcp.RequestExtra) *fastSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	fs := &fastSession{ss: ss, ctx: ctx, cancel: cancel, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil)}
 	if extra != nil && extra.TokenInfo != nil {
@@ -73,7 +73,7 @@ func (f *fastPath) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, 
 }
 
 // sessionClosed forgets a session and ends the calls it has in flight.
-func (f *fastPath) sessionClosed(id string) {
+func (f *Handler) sessionClosed(id string) {
 	if x, ok := f.sessions.LoadAndDelete(id); ok {
 		x.(*fastSession).cancel()
 	}
@@ -84,21 +84,23 @@ func (f *fastPath) sessionClosed(id string) {
 // there.
 type closeHook struct {
 	mcp.EventStore
-	f *fastPath
+	f *Handler
 }
 
 func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
 	h.f.sessionClosed(sessionID)
-	h.f.s.sessions.closed(sessionID) // sessions.go
+	h.f.d.SessionClosed(sessionID)
 	return h.EventStore.SessionClosed(ctx, sessionID)
 }
 
-// hookEvents wraps the sessions' event store (nil for none).
-func (f *fastPath) hookEvents(store mcp.EventStore) mcp.EventStore {
+// HookEvents wraps the sessions' event store (nil for none), which the
+// go-sdk handler of sessions must then use: the fast path stores its
+// resumable answers there, and learns there when a session closes (and
+// tells Dispatcher.SessionClosed). It must be called before f serves.
+func (f *Handler) HookEvents(store mcp.EventStore) mcp.EventStore {
 	if store == nil {
 		return nil
 	}
 	f.events, f.hooked = store, true
-	f.s.sessions.hooked = true
 	return &closeHook{EventStore: store, f: f}
 }

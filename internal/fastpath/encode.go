@@ -1,31 +1,19 @@
-package connector
+package fastpath
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/internal/wire"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// pageSize is how many items one page of a list holds (the go-sdk's
-// default unless WithPageSize says otherwise).
-func (f *fastPath) pageSize() int {
-	if f.s.opts.pageSize > 0 {
-		return f.s.opts.pageSize
-	}
-	return mcp.DefaultPageSize
-}
-
 // listResponse is the answer to tools/list: every tool on one page, as
 // the go-sdk lists them (by name), encoded once per era until the tools
-// change (SetViews).
-func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
+// change (ToolsChanged).
+func (f *Handler) listResponse(id json.RawMessage, stateless bool) []byte {
 	i := 0
 	if stateless {
 		i = 1
@@ -33,13 +21,11 @@ func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
 	b := f.lists[i].Load()
 	if b == nil {
 		res := &mcp.ListToolsResult{Tools: []*mcp.Tool{}, Cacheable: mcp.Cacheable{CacheScope: "public"}}
-		for _, t := range f.s.sortedTools() {
-			res.Tools = append(res.Tools, f.s.sdkTool(t))
-		}
+		res.Tools = append(res.Tools, f.d.Tools()...)
 		slices.SortFunc(res.Tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 		if stateless {
 			res.ResultType = "complete"
-			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: f.s.impl}
+			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: f.cfg.Impl}
 		}
 		enc, err := json.Marshal(res)
 		if err != nil {
@@ -56,8 +42,9 @@ func (f *fastPath) listResponse(id json.RawMessage, stateless bool) []byte {
 	return append(out, '}')
 }
 
-// toolsChanged drops the encoded tool lists.
-func (f *fastPath) toolsChanged() {
+// ToolsChanged drops the encoded tool lists: what Dispatcher.Tools
+// returns has changed.
+func (f *Handler) ToolsChanged() {
 	f.lists[0].Store(nil)
 	f.lists[1].Store(nil)
 }
@@ -65,7 +52,7 @@ func (f *fastPath) toolsChanged() {
 // otherResponse encodes the result of a method other than tools/call as
 // the go-sdk does: cacheable results public by default, and under
 // 2026-07-28 the server's identity and the result type.
-func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless bool) []byte {
+func (f *Handler) otherResponse(id json.RawMessage, res mcp.Result, stateless bool) []byte {
 	if rr, ok := res.(*mcp.ReadResourceResult); ok && rr != nil && rr.CacheScope == "" {
 		cp := *rr
 		cp.CacheScope = "public"
@@ -77,7 +64,7 @@ func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless b
 			m[k] = v
 		}
 		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
-			m[mcp.MetaKeyServerInfo] = f.s.impl
+			m[mcp.MetaKeyServerInfo] = f.cfg.Impl
 		}
 		res.SetMeta(m)
 	}
@@ -99,7 +86,7 @@ func (f *fastPath) otherResponse(id json.RawMessage, res mcp.Result, stateless b
 // resultResponse encodes the JSON-RPC response holding res. The common
 // shape (text blocks, structured content already encoded by the runtime)
 // is written directly; anything else goes through the go-sdk's encoding.
-func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, stateless bool) []byte {
+func (f *Handler) resultResponse(id json.RawMessage, res *mcp.CallToolResult, stateless bool) []byte {
 	if res == nil {
 		res = &mcp.CallToolResult{}
 	}
@@ -120,7 +107,7 @@ func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, s
 			cp.Meta[k] = v
 		}
 		if _, ok := cp.Meta[mcp.MetaKeyServerInfo]; !ok {
-			cp.Meta[mcp.MetaKeyServerInfo] = f.s.impl
+			cp.Meta[mcp.MetaKeyServerInfo] = f.cfg.Impl
 		}
 		res = &cp
 	}
@@ -147,7 +134,7 @@ func (f *fastPath) resultResponse(id json.RawMessage, res *mcp.CallToolResult, s
 // encodeSimple appends res when it has the shape the runtime builds for
 // struct and text results: text blocks without annotations or _meta, and
 // structured content already encoded. It reports false for anything else.
-func (f *fastPath) encodeSimple(b []byte, res *mcp.CallToolResult, stateless bool) ([]byte, bool) {
+func (f *Handler) encodeSimple(b []byte, res *mcp.CallToolResult, stateless bool) ([]byte, bool) {
 	if res.Meta != nil || res.InputRequests != nil || res.RequestState != "" {
 		return b, false
 	}
@@ -171,7 +158,7 @@ func (f *fastPath) encodeSimple(b []byte, res *mcp.CallToolResult, stateless boo
 	b = append(b, '{')
 	if stateless {
 		b = append(b, `"_meta":{"`+mcp.MetaKeyServerInfo+`":`...)
-		b = append(b, f.s.implJSON...)
+		b = append(b, f.implJSON...)
 		b = append(b, `},`...)
 	}
 	b = append(b, `"content":[`...)
@@ -205,21 +192,4 @@ func textSize(res *mcp.CallToolResult) int {
 		}
 	}
 	return n
-}
-
-// errorStatus is the HTTP status of an answer: under MCP 2026-07-28 an
-// error answers with the status SEP-2575 gives its code, as the go-sdk
-// does (400 for -32602 and -32021, 404 for -32601); else 200.
-func errorStatus(stateless bool, err error) int {
-	var we *jsonrpc.Error
-	if !stateless || !errors.As(err, &we) {
-		return http.StatusOK
-	}
-	switch we.Code {
-	case jsonrpc.CodeMethodNotFound:
-		return http.StatusNotFound
-	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
 }

@@ -1,62 +1,12 @@
-package connector
-
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"net/http"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpgen/mcpgen/connector/telemetry"
-	"github.com/mcpgen/mcpgen/internal/httpedge"
-	"github.com/mcpgen/mcpgen/internal/wire"
-)
-
-// fast is the Server's part of the fast path.
-type fast struct {
-	fastPath   *fastPath
-	middleware []mcp.Middleware // receiving middleware, as added to the go-sdk server
-	impl       *mcp.Implementation
-	implJSON   []byte
-	mcpExposed atomic.Bool // MCP() was called: middleware may be added there
-}
-
-func (s *Server) initFast(name, version string) {
-	s.impl = &mcp.Implementation{Name: name, Version: version}
-	s.implJSON, _ = json.Marshal(s.impl)
-	s.fastPath = &fastPath{s: s}
-	s.mcp.AddReceivingMiddleware(s.fastPath.trackSessions)
-}
-
-// use adds receiving middleware to the go-sdk server, and to the calls the
-// fast path serves. mcpgen's own middleware must be added with use, so
-// that both paths run it.
-func (s *Server) use(mw mcp.Middleware) {
-	s.middleware = append(s.middleware, mw)
-	s.mcp.AddReceivingMiddleware(mw)
-}
-
-// fastEnabled reports whether the fast path may serve: not once MCP() has
-// given the go-sdk server away, since middleware added there would not run
-// on the fast path.
-func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
-
-// fastPath answers, over HTTP, the tools/call requests whose answer can
-// only be their result (and tools/list and resources/read of a fixed
-// resource, on the same terms), without the go-sdk's JSON-RPC layer: one plain JSON
-// response, the arguments decoded once, the result encoded once. Every
-// other request, and every tools/call that might need more than its
-// result, goes to next (the endpoint and its go-sdk handlers) untouched.
+// Package fastpath turns the HTTP requests at a connector's /mcp whose
+// answer can only be their result (most tools/call, tools/list, and
+// resources/read of a fixed resource) into that answer, without the
+// go-sdk's JSON-RPC layer: one plain JSON response (or, in a session at
+// 2025-11-25 or later, one resumable event stream), the arguments decoded
+// once, the result encoded once. Every other request, and every one that
+// might need more than its result, it declines: it goes on to the handler
+// behind (the endpoint and its go-sdk handlers) untouched, its body as it
+// came.
 //
 // A call "can send nothing but its result" when:
 //   - it carries no progress token;
@@ -80,17 +30,119 @@ func (s *Server) fastEnabled() bool { return !s.mcpExposed.Load() }
 // *mcp.CallToolRequest with the session, the parameters, the HTTP header
 // and the bearer token's info), and the same runtime code validates,
 // applies defaults, runs the handler under its timeout, turns panics into
-// tool errors, caps the result and writes the request log line. Only
-// CloseStream differs: a plain JSON response has no stream to close, so it
-// reports false and the result comes in the response as usual.
+// tool errors, caps the result and writes the request log line: the
+// Dispatcher's handlers, inside its middleware. Only CloseStream differs:
+// a plain JSON response has no stream to close, so it reports false and
+// the result comes in the response as usual.
 //
 // The reason is cost: the go-sdk decodes every JSON value through a
 // streaming decoder that allocates a 32 KiB buffer (several per request),
 // answers every call with an event stream, a priming event and an event
 // store entry, and re-compacts the result JSON; see docs/benchmarks.md.
-type fastPath struct {
-	s    *Server
-	next http.Handler
+//
+// The fast path gains no features: what is new goes into the go-sdk path,
+// and the fast path declines the requests it does not fully handle. The
+// connector's wire transcripts run every HTTP rule against both paths.
+package fastpath
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/wire"
+)
+
+// Config is what the fast path serves by; it does not change.
+type Config struct {
+	// Stateless: the server keeps no sessions (--stateless). A request
+	// naming a session then goes to the go-sdk, whose answer depends on
+	// its compatibility settings.
+	Stateless bool
+	// MaxBody is the limit on one request body; larger ones are answered
+	// 413. It must be positive.
+	MaxBody int64
+	// PageSize is how many items one page of a list holds; 0 means the
+	// go-sdk's default (mcp.DefaultPageSize). tools/list is answered here
+	// only when every tool fits on one page.
+	PageSize int
+	// Impl is the server's identity, which every result under 2026-07-28
+	// carries (_meta serverInfo).
+	Impl *mcp.Implementation
+	// Logger receives what fails while a resumable answer is stored or its
+	// stream closed; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Dispatcher is the server the fast path answers for: what it may serve,
+// and how the server runs it. The connector implements it. Its methods
+// may be called concurrently, from any request the fast path reads.
+type Dispatcher interface {
+	// Enabled reports whether the fast path may serve now: when it is
+	// false, every request goes on to the handler behind. (The connector
+	// turns it off for good once the go-sdk server is handed out, since
+	// middleware added there would not run on the fast path.)
+	Enabled() bool
+	// Tool returns the handler of tools/call of the named tool, as the
+	// go-sdk server runs it but without the receiving middleware (Wrap
+	// adds it); its request is a *mcp.CallToolRequest. neverAsks is true
+	// when the tool never sends the client a request during a call. ok is
+	// false when the go-sdk must answer: no such tool, one taken off the
+	// list, or one whose arguments the go-sdk checks against Mcp-Param
+	// headers.
+	Tool(name string) (call mcp.MethodHandler, neverAsks, ok bool)
+	// Resource returns the handler of resources/read of the fixed
+	// resource uri, without the receiving middleware; its request is a
+	// *mcp.ReadResourceRequest. ok is false for any other URI (a
+	// template's, a view's, an unknown one): the go-sdk answers it.
+	Resource(uri string) (read mcp.MethodHandler, ok bool)
+	// ToolCount returns how many tools the server has, listed or not. It
+	// does not change; tools/list is answered here only when it is at
+	// most the page size, so that no list needs the go-sdk's cursors.
+	ToolCount() int
+	// Tools returns the tools tools/list shows, in any order (the fast
+	// path sorts them by name, as the go-sdk does). What it returns is
+	// encoded once, and kept until Handler.ToolsChanged.
+	Tools() []*mcp.Tool
+	// Wrap returns h inside the receiving middleware the go-sdk server
+	// runs (the request log, protocol errors, telemetry), so that a
+	// request answered here passes through the same code.
+	Wrap(h mcp.MethodHandler) mcp.MethodHandler
+	// Context returns the context a request's handler runs in: ctx,
+	// carrying id, the request's JSON-RPC id as sent (telemetry records
+	// it), and, when sink is not nil, sink as where the handler's log
+	// messages go. sink is set for a request without a session: its log
+	// messages travel on its own answer, and once it is answered sink
+	// refuses them with an error.
+	Context(ctx context.Context, id json.RawMessage, sink func(*mcp.LoggingMessageParams) error) context.Context
+	// SessionClosed is told that the go-sdk closed the session id
+	// (DELETE, idle timeout, shutdown), after the fast path has forgotten
+	// it and ended its calls. It is called only through the event store
+	// HookEvents wrapped.
+	SessionClosed(id string)
+}
+
+// Handler is the fast path: an http.Handler in front of the endpoint,
+// which serves what it declines.
+type Handler struct {
+	cfg      Config
+	d        Dispatcher
+	next     http.Handler // the endpoint: everything the fast path declines
+	implJSON []byte       // cfg.Impl, encoded
 
 	sessions sync.Map                  // session ID -> *fastSession (sessions era)
 	streams  sync.Map                  // stream ID -> *fastStream (resumable answers in progress)
@@ -102,6 +154,41 @@ type fastPath struct {
 	// a resumable event stream whose events are stored there.
 	events mcp.EventStore
 	hooked bool // events tells sessionClosed when a session closes
+}
+
+// New returns the fast path of the server d, configured by cfg. It
+// serves once SetNext has given it the handler behind; TrackSessions must
+// be receiving middleware on the go-sdk server from the start, so that it
+// knows every session.
+func New(cfg Config, d Dispatcher) *Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = mcp.DefaultPageSize
+	}
+	implJSON, _ := json.Marshal(cfg.Impl)
+	return &Handler{cfg: cfg, d: d, implJSON: implJSON}
+}
+
+// SetNext sets the handler of every request the fast path declines: the
+// endpoint. It must be called once, before f serves.
+func (f *Handler) SetNext(next http.Handler) { f.next = next }
+
+// Session returns the go-sdk session id from its initialize until it
+// closes, else nil. (Under 2026-07-28 there are no sessions.)
+func (f *Handler) Session(id string) *mcp.ServerSession {
+	if x, ok := f.sessions.Load(id); ok {
+		return x.(*fastSession).ss
+	}
+	return nil
+}
+
+// SessionCount returns how many sessions the fast path knows of.
+func (f *Handler) SessionCount() int {
+	n := 0
+	f.sessions.Range(func(any, any) bool { n++; return true })
+	return n
 }
 
 // fastSession is what the fast path knows of a go-sdk session.
@@ -147,11 +234,11 @@ type fastRequest struct {
 	Params  json.RawMessage `json:"params"`
 }
 
-func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && f.resume(w, r) {
 		return
 	}
-	if r.Method != http.MethodPost || !f.s.fastEnabled() || r.Body == nil {
+	if r.Method != http.MethodPost || !f.d.Enabled() || r.Body == nil {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -169,7 +256,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.next.ServeHTTP(w, r)
 			return
 		}
-	case sid != "" && f.s.opts.stateless:
+	case sid != "" && f.cfg.Stateless:
 		// What the go-sdk makes of a session ID without sessions depends
 		// on its compatibility settings: it answers.
 		f.next.ServeHTTP(w, r)
@@ -179,7 +266,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r) // the go-sdk answers what is wrong
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.s.opts.maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.cfg.MaxBody))
 	r.Body.Close()
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -198,7 +285,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers r when it is a tools/call the fast path can serve, and
 // reports whether it did. It has written nothing when it returns false.
-func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) bool {
+func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) bool {
 	if !bytes.Contains(body, []byte(`"tools/call"`)) && !bytes.Contains(body, []byte(`"tools/list"`)) && !bytes.Contains(body, []byte(`"resources/read"`)) {
 		if sid != "" && bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
 			f.cancelled(sid, body)
@@ -229,30 +316,28 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		if json.Unmarshal(req.Params, &params) != nil {
 			return false
 		}
-		t, ok := f.s.tools[params.Name]
-		if !ok || t.hidden.Load() || t.headerParams {
+		handle, neverAsks, ok := f.d.Tool(params.Name)
+		if !ok {
 			// The go-sdk's unknown-tool error; or its check of the
 			// Mcp-Param headers of the tool's arguments (SEP-2243).
 			return false
 		}
-		meta, name, mayAsk, mayLog = params.Meta, params.Name, !t.def.NeverAsks, true
+		meta, name, mayAsk, mayLog = params.Meta, params.Name, !neverAsks, true
 		mreq = &mcp.CallToolRequest{Params: &params, Extra: extra}
-		run = f.s.fastHandler("tools/call", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-			return t.handle(ctx, req.(*mcp.CallToolRequest))
-		})
+		run = f.d.Wrap(handle)
 	case "tools/list":
 		var params mcp.ListToolsParams
 		if len(req.Params) > 0 && json.Unmarshal(req.Params, &params) != nil {
 			return false
 		}
-		if params.Cursor != "" || len(f.s.tools) > f.pageSize() {
+		if params.Cursor != "" || f.d.ToolCount() > f.cfg.PageSize {
 			return false // pages: the go-sdk's cursors
 		}
 		meta, listOnly = params.Meta, true
 		// The answer is known in advance, but the request still passes
 		// through the middleware (the request log's line).
 		mreq = &mcp.ListToolsRequest{Params: &params, Extra: extra}
-		run = f.s.fastHandler("tools/list", func(context.Context, mcp.Request) (mcp.Result, error) {
+		run = f.d.Wrap(func(context.Context, string, mcp.Request) (mcp.Result, error) {
 			return &mcp.ListToolsResult{}, nil
 		})
 	case "resources/read":
@@ -260,15 +345,13 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		if json.Unmarshal(req.Params, &params) != nil {
 			return false
 		}
-		res, ok := f.s.resources[params.URI]
+		read, ok := f.d.Resource(params.URI)
 		if !ok {
 			return false // templates, views, not found: the go-sdk
 		}
 		meta, name, mayLog = params.Meta, params.URI, true
 		mreq = &mcp.ReadResourceRequest{Params: &params, Extra: extra}
-		run = f.s.fastHandler("resources/read", func(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-			return f.s.readResource(ctx, req.(*mcp.ReadResourceRequest), res, nil)
-		})
+		run = f.d.Wrap(read)
 	default:
 		return false
 	}
@@ -314,9 +397,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 	}
 
 	ctx := r.Context()
-	if logs != nil {
-		ctx = context.WithValue(ctx, logSinkKey{}, logs.send)
-	}
 	wh := w.Header()
 	wh["Cache-Control"] = []string{"no-cache, no-transform"}
 	var (
@@ -361,7 +441,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		}
 		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
 	}
-	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || cancelledByClient(ctx) }
+	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || wire.CancelledByClient(ctx) }
 	encode := func(res mcp.Result, err error) []byte {
 		switch {
 		case err != nil:
@@ -374,9 +454,11 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 		}
 		return f.otherResponse(req.ID, res, stateless)
 	}
-	if f.s.tel.Tracing() {
-		ctx = telemetry.WithRequestID(ctx, req.ID) // observe.go
+	var sink func(*mcp.LoggingMessageParams) error
+	if logs != nil {
+		sink = logs.send
 	}
+	ctx = f.d.Context(ctx, req.ID, sink)
 	if !resumable {
 		defer cleanup()
 		res, err := run(ctx, req.Method, mreq)
@@ -396,7 +478,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte, st
 			return true // the answer was an event stream already
 		}
 		wh["Content-Type"] = []string{"application/json"}
-		w.WriteHeader(errorStatus(stateless, err))
+		w.WriteHeader(wire.ErrorStatus(stateless, err))
 		w.Write(out)
 		return true
 	}
@@ -413,7 +495,7 @@ var errAnswered = errors.New("the request has been answered: the log message has
 // serving it (the _meta triple, the headers that repeat the body) and that
 // the call asks for no log messages; a request that fails goes to the
 // go-sdk, which answers the error.
-func (f *fastPath) statelessOK(h http.Header, meta mcp.Meta, name string) bool {
+func (f *Handler) statelessOK(h http.Header, meta mcp.Meta, name string) bool {
 	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v != h.Get("Mcp-Protocol-Version") {
 		return false
 	}
@@ -441,7 +523,7 @@ func (f *fastPath) statelessOK(h http.Header, meta mcp.Meta, name string) bool {
 
 // cancelled cancels the fast-path call a notifications/cancelled names;
 // the notification then goes on to the go-sdk as usual.
-func (f *fastPath) cancelled(sid string, body []byte) {
+func (f *Handler) cancelled(sid string, body []byte) {
 	var n struct {
 		Method string `json:"method"`
 		Params struct {
@@ -479,16 +561,4 @@ func acceptsBoth(h http.Header) bool {
 func isJSON(ct string) bool {
 	mt, _, _ := strings.Cut(ct, ";")
 	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
-}
-
-// fastHandler is a handler wrapped in the same receiving middleware the
-// go-sdk runs (the request log, protocol errors).
-func (s *Server) fastHandler(_ string, handle func(context.Context, mcp.Request) (mcp.Result, error)) mcp.MethodHandler {
-	var h mcp.MethodHandler = func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
-		return handle(ctx, req)
-	}
-	for _, mw := range s.middleware {
-		h = mw(h)
-	}
-	return h
 }
