@@ -82,6 +82,9 @@ type taskRunner struct {
 	// stopListen ends the goroutine that renews leases and hears
 	// topicTasks; it runs while a task runs here.
 	stopListen context.CancelFunc
+	// watchers are the subscriptions/listen streams here that follow
+	// tasks (tasks_listen.go).
+	watchers taskWatchers
 }
 
 // runningTask is a task whose handler runs in this process.
@@ -150,7 +153,7 @@ type taskRequest struct {
 func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m := r.Header.Get("Mcp-Method")
 	if r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") < wire.StatelessVersion || r.Body == nil ||
-		(m != "tools/call" && m != "tasks/get" && m != "tasks/update" && m != "tasks/cancel") {
+		(m != "tools/call" && m != "tasks/get" && m != "tasks/update" && m != "tasks/cancel" && m != "subscriptions/listen") {
 		tr.next.ServeHTTP(w, r)
 		return
 	}
@@ -158,6 +161,10 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body.Close()
 	if err != nil {
 		http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if m == "subscriptions/listen" {
+		tr.serveListen(w, r, body) // tasks_listen.go: notifications/tasks
 		return
 	}
 	pass := func() {
@@ -270,7 +277,10 @@ func (tr *taskRunner) orphaned(ctx context.Context, rec store.Task) store.Task {
 	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
 	got, err := tr.store.Update(ctx, rec.ID, store.TaskUpdate{Status: store.TaskFailed, Message: msg, Result: e, IfLeaseBefore: time.Now()})
 	switch {
-	case err == nil, errors.Is(err, store.ErrFinal), errors.Is(err, store.ErrConflict):
+	case err == nil:
+		tr.taskChanged(rec.ID)
+		return got
+	case errors.Is(err, store.ErrFinal), errors.Is(err, store.ErrConflict):
 		return got
 	}
 	tr.s.logger.Error("failing a task whose lease ran out", "task", rec.ID, "err", err)

@@ -144,6 +144,7 @@ func (tr *taskRunner) cancel(ctx context.Context, rec store.Task) error {
 	case err != nil:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "cancelling the task: " + err.Error()}
 	}
+	tr.taskChanged(rec.ID)
 	tr.mu.Lock()
 	rt := tr.running[rec.ID]
 	tr.mu.Unlock()
@@ -162,9 +163,13 @@ func (tr *taskRunner) cancel(ctx context.Context, rec store.Task) error {
 
 // edit applies u to a task's record. The store applies it atomically and
 // never to a task that has ended, so a late edit cannot undo an ending
-// (the first ending wins).
+// (the first ending wins). An edit applied is told to the listen streams
+// following the task (taskChanged).
 func (tr *taskRunner) edit(id string, u store.TaskUpdate) {
 	_, err := tr.store.Update(context.Background(), id, u)
+	if err == nil {
+		tr.taskChanged(id)
+	}
 	if err != nil && !errors.Is(err, store.ErrFinal) && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
 		tr.s.logger.Error("task update", "task", id, "err", err)
 	}
