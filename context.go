@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/taskctx"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -107,7 +108,7 @@ func Progress(ctx context.Context, progress, total float64, msg string) error {
 			status = fmt.Sprintf("%g of %g", progress, total)
 		}
 	}
-	if connector.TaskProgress(ctx, status) {
+	if taskctx.Progress(ctx, status) {
 		// In a task, progress is the task's status message (tasks/get).
 		return nil
 	}

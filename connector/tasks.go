@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/taskctx"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -94,19 +95,6 @@ type runningTask struct {
 	pending mcp.InputRequestMap  // questions not answered yet
 	answers mcp.InputResponseMap // answers received for them
 	ready   chan struct{}        // closed when every question has an answer
-}
-
-// taskProgressKey carries, in a task's ctx, what records its progress.
-type taskProgressKey struct{}
-
-// TaskProgress records msg as the statusMessage of the task ctx runs,
-// and reports whether ctx runs one (mcpgen.Progress calls it).
-func TaskProgress(ctx context.Context, msg string) bool {
-	f, ok := ctx.Value(taskProgressKey{}).(func(string))
-	if ok {
-		f(msg)
-	}
-	return ok
 }
 
 // errTaskCancelled is the cause of a task's ctx when tasks/cancel ended it.
@@ -309,7 +297,7 @@ func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[st
 	tr.start(rec.ID, rt)
 	params := &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments}
 	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header.Clone()}
-	ctx = context.WithValue(ctx, taskProgressKey{}, func(msg string) {
+	ctx = taskctx.WithProgress(ctx, func(msg string) {
 		if msg != "" {
 			tr.edit(rec.ID, store.TaskUpdate{Message: msg, IfStatus: store.TaskWorking})
 		}

@@ -1,0 +1,25 @@
+// Package taskctx carries, in the context of a tool call that runs as a
+// task, what records the task's status message: the connector puts it
+// there when it starts the task, and mcpgen.Progress finds it, so that
+// progress in a task becomes the task's statusMessage.
+package taskctx
+
+import "context"
+
+type progressKey struct{}
+
+// WithProgress returns ctx carrying record, which sets the status
+// message of the task ctx runs.
+func WithProgress(ctx context.Context, record func(msg string)) context.Context {
+	return context.WithValue(ctx, progressKey{}, record)
+}
+
+// Progress records msg as the status message of the task ctx runs, and
+// reports whether ctx runs one.
+func Progress(ctx context.Context, msg string) bool {
+	record, ok := ctx.Value(progressKey{}).(func(string))
+	if ok {
+		record(msg)
+	}
+	return ok
+}
