@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/mcpgen/mcpgen/internal/cmdline"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 )
 
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
@@ -100,7 +101,7 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 			fmt.Fprintf(stderr, "%s: %v\n", name, err)
 			return 2
 		}
-		return probeHealth(ctx, listen, stderr)
+		return httpedge.ProbeHealth(ctx, listen, stderr)
 	}
 	logger, err := newLogger(stderr, *dep.logFormat, *dep.logLevel)
 	if err != nil {

@@ -8,23 +8,23 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/drain"
 	"github.com/mcpgen/mcpgen/internal/msgstream"
 )
 
 // serveHTTP serves s on ln until ctx is done, then drains: /healthz turns
 // 503 (for requests on connections still open), the listener closes,
-// requests in flight (tool calls ...) get up to drain to finish, and then
+// requests in flight (tool calls ...) get up to drainFor to finish, and then
 // open GET event streams are told to reconnect (an SSE retry field) and
 // ended, so their clients resume with the replacement process. Streams stay
 // open while calls finish because a client that cannot reconnect its
 // stream may give up the whole session, calls in flight included. It
 // returns the process exit code: 0 after a drain, 1 when serving failed.
-func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drain time.Duration, jsonLog bool) int {
-	var gate drainGate
-	var streams streamSet
+func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Writer, drainFor time.Duration, jsonLog bool) int {
+	var gate drain.Gate
+	var streams drain.Streams
 	h := s.Handler()
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRelay()
@@ -35,7 +35,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if gate.draining() {
+		if gate.Draining() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			io.WriteString(w, "draining\n")
 			return
@@ -59,22 +59,22 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 			// refused before it runs, with an answer that says to retry:
 			// a call that ran must have its answer reach the client, and
 			// a connection the server is closing may not carry it.
-			if !gate.enter() {
+			if !gate.Enter() {
 				s.refuseDraining(w, r)
 				return
 			}
-			defer gate.leave()
+			defer gate.Leave()
 			h.ServeHTTP(w, r)
 			return
 		}
 		// A GET stream (or a 2026-07-28 subscriptions/listen) stays open
 		// until the client leaves, so a draining server refuses new ones
 		// and ends the open ones.
-		if gate.draining() {
+		if gate.Draining() {
 			s.refuseDraining(w, r)
 			return
 		}
-		sw, sr, done := streams.track(w, r)
+		sw, sr, done := streams.Track(w, r)
 		defer done()
 		defer s.tel.StreamOpened(r.Context())() // observe.go
 		h.ServeHTTP(sw, sr)
@@ -121,7 +121,7 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	// running are waited for. The gate closes before any connection does,
 	// so a request read from a connection the server closes under it
 	// (golang/go#65802) is refused, never run without its answer.
-	finished := gate.close()
+	finished := gate.Close()
 	// Questions to clients are not waited for: their calls end at once.
 	s.asks.closeAll(errShuttingDown)
 	ln.Close()
@@ -129,20 +129,20 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	// already on its way over one gets the refusal above, which closes
 	// the connection, rather than an EOF the client could not tell from a
 	// lost answer. Shutdown closes the idle ones at the end.
-	s.logger.Info("draining", "drain", drain)
-	deadline := time.NewTimer(drain)
+	s.logger.Info("draining", "drain", drainFor)
+	deadline := time.NewTimer(drainFor)
 	defer deadline.Stop()
-	dctx, dcancel := context.WithTimeout(context.Background(), drain)
+	dctx, dcancel := context.WithTimeout(context.Background(), drainFor)
 	defer dcancel()
 	finished = s.drainStreams(dctx, finished) // streamserve.go: then the calls on /sse and /ws
 	cut := false
 	select {
 	case <-finished:
 	case <-deadline.C:
-		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drain)
+		s.logger.Warn("drain: requests still running after --drain; closing them", "drain", drainFor)
 		cut = true
 	}
-	n := streams.endAll(msgstream.Retry) + s.endStreams()
+	n := streams.EndAll(msgstream.Retry) + s.endStreams()
 	if cut {
 		// The retry fields went out in endAll; nothing is left to wait for.
 		srv.Close()
@@ -159,55 +159,6 @@ func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, stderr io.Write
 	return 0
 }
 
-// drainGate admits requests until the drain begins and then tells when
-// the admitted ones have finished.
-type drainGate struct {
-	mu     sync.Mutex
-	closed bool
-	n      int           // requests admitted and running
-	idle   chan struct{} // closed once closed and n is 0
-}
-
-// enter admits a request, unless the drain has begun; leave ends it.
-func (g *drainGate) enter() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return false
-	}
-	g.n++
-	return true
-}
-
-func (g *drainGate) leave() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.n--; g.n == 0 && g.closed {
-		close(g.idle)
-	}
-}
-
-func (g *drainGate) draining() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.closed
-}
-
-// close begins the drain: no request is admitted any more. The channel it
-// returns is closed once the admitted ones have finished.
-func (g *drainGate) close() <-chan struct{} {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.closed {
-		g.closed = true
-		g.idle = make(chan struct{})
-		if g.n == 0 {
-			close(g.idle)
-		}
-	}
-	return g.idle
-}
-
 // refuseDraining answers a request that came in during the drain: 503,
 // Retry-After, Connection: close (the client reconnects, reaching the
 // replacement process or another replica) and a JSON-RPC error naming the
@@ -220,131 +171,4 @@ func (s *Server) refuseDraining(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
 	retryLater(w, http.StatusServiceUnavailable, int(msgstream.Retry/time.Second), body,
 		"Service Unavailable: the server is shutting down; the request was not run; retry")
-}
-
-// streamSet holds the open GET event streams so a draining server can end
-// them.
-type streamSet struct {
-	mu     sync.Mutex
-	open   map[*streamWriter]context.CancelFunc
-	closed bool
-}
-
-// track wraps a GET request's writer and context; done forgets it.
-func (ss *streamSet) track(w http.ResponseWriter, r *http.Request) (*streamWriter, *http.Request, func()) {
-	ctx, cancel := context.WithCancel(r.Context())
-	sw := &streamWriter{w: w}
-	ss.mu.Lock()
-	if ss.open == nil {
-		ss.open = map[*streamWriter]context.CancelFunc{}
-	}
-	if ss.closed {
-		cancel()
-	} else {
-		ss.open[sw] = cancel
-	}
-	ss.mu.Unlock()
-	return sw, r.WithContext(ctx), func() {
-		ss.mu.Lock()
-		delete(ss.open, sw)
-		ss.mu.Unlock()
-		cancel()
-	}
-}
-
-// endAll writes an SSE retry field to every open stream, then ends it,
-// and reports how many there were.
-func (ss *streamSet) endAll(retry time.Duration) int {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	ss.closed = true
-	for sw, cancel := range ss.open {
-		sw.retry(retry)
-		cancel()
-	}
-	return len(ss.open)
-}
-
-// streamWriter serializes the SDK's writes to an event stream with the
-// retry field a draining server adds, and drops writes after it.
-type streamWriter struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	started bool // the header went out
-	ended   bool
-}
-
-func (sw *streamWriter) Header() http.Header { return sw.w.Header() }
-
-func (sw *streamWriter) WriteHeader(code int) {
-	sw.mu.Lock()
-	defer sw.mu.Unlock()
-	if !sw.ended && !sw.started {
-		sw.started = true
-		sw.w.WriteHeader(code)
-	}
-}
-
-func (sw *streamWriter) Write(p []byte) (int, error) {
-	sw.mu.Lock()
-	defer sw.mu.Unlock()
-	if sw.ended {
-		return 0, http.ErrHandlerTimeout
-	}
-	sw.started = true
-	return sw.w.Write(p)
-}
-
-func (sw *streamWriter) Flush() {
-	sw.mu.Lock()
-	defer sw.mu.Unlock()
-	if !sw.ended {
-		http.NewResponseController(sw.w).Flush()
-	}
-}
-
-func (sw *streamWriter) retry(d time.Duration) {
-	sw.mu.Lock()
-	defer sw.mu.Unlock()
-	if sw.ended {
-		return
-	}
-	sw.ended = true
-	if sw.started && strings.HasPrefix(sw.w.Header().Get("Content-Type"), "text/event-stream") {
-		fmt.Fprintf(sw.w, "retry: %d\n\n", d.Milliseconds())
-		http.NewResponseController(sw.w).Flush()
-	}
-}
-
-// probeHealth asks the server listening on addr for GET /healthz and
-// returns 0 when it answers 200, 1 otherwise. An unspecified host (0.0.0.0,
-// ::) is reached on loopback.
-func probeHealth(ctx context.Context, addr string, stderr io.Writer) int {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "healthcheck: invalid address %q: %v\n", addr, err)
-		return 1
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "healthcheck: %v\n", err)
-		return 1
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		fmt.Fprintf(stderr, "healthcheck: %v\n", err)
-		return 1
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "healthcheck: %s answered %s\n", url, resp.Status)
-		return 1
-	}
-	return 0
 }

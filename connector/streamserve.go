@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/cmdline"
+	"github.com/mcpgen/mcpgen/internal/drain"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
 	"github.com/mcpgen/mcpgen/internal/msgstream"
 )
@@ -63,7 +64,7 @@ func (s *Server) protectPath(h http.Handler, path string) http.Handler {
 // mountStreams adds the message transports that are on to mux and returns
 // their paths; none behind mcpgen dev's front. A message POSTed to /sse
 // passes gate like a POST to /mcp (refused once the drain has begun).
-func (s *Server) mountStreams(mux *http.ServeMux, gate *drainGate) []string {
+func (s *Server) mountStreams(mux *http.ServeMux, gate *drain.Gate) []string {
 	if s.opts.devFrontKey != "" {
 		return nil // mcpgen dev's front serves /sse and /ws itself
 	}
@@ -72,11 +73,11 @@ func (s *Server) mountStreams(mux *http.ServeMux, gate *drainGate) []string {
 		h := s.SSEHandler()
 		mux.HandleFunc(httpedge.SSEPath, func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				if !gate.enter() {
+				if !gate.Enter() {
 					s.refuseDraining(w, r)
 					return
 				}
-				defer gate.leave()
+				defer gate.Leave()
 			}
 			h.ServeHTTP(w, r)
 		})
