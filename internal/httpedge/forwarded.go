@@ -1,6 +1,8 @@
 // Package httpedge is the HTTP edge of a connector: it turns a request as it
 // arrives (its peer, the proxies it came through) into the facts the rest
-// of the connector acts on, such as the address of the calling client.
+// of the connector acts on, such as the address of the calling client; it
+// also holds what several handlers share about a request's body and
+// paths, and the --healthcheck probe of a running connector.
 package httpedge
 
 import (
