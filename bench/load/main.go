@@ -54,7 +54,7 @@ type config struct {
 
 func main() {
 	var c config
-	servers := flag.String("servers", "mcpgen,sdk,mcpgo,floor", "servers to measure (mcpgen, sdk, mcpgo, floor; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom)")
+	servers := flag.String("servers", "mcpgen,sdk,mcpgo,floor", "servers to measure (mcpgen, sdk, mcpgo, floor; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom; mcpgen with its state in a redis-server it starts: mcpgen-redis)")
 	const modesDoc = "modes: sessions (2025-11-25 in a session), sessionless (2025-11-25 without a session), sessionless-stateless (the same, servers run with --stateless), stateless (2026-07-28)"
 	eras := flag.String("modes", strings.Join(allModes, ","), modesDoc)
 	flag.StringVar(eras, "eras", strings.Join(allModes, ","), "the same as -modes")
@@ -84,7 +84,7 @@ func main() {
 	}
 	for _, s := range c.servers {
 		if _, ok := serverKinds[s]; !ok {
-			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, sdk, mcpgo, floor)", s)
+			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, mcpgen-redis, sdk, mcpgo, floor)", s)
 		}
 	}
 	if c.method != methodCall && c.method != methodList && c.method != methodRead {

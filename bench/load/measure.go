@@ -25,9 +25,11 @@ var serverKinds = map[string]string{
 	"mcpgen-otel":         "mcpgen, OTLP, every call traced",
 	"mcpgen-otel-sampled": "mcpgen, OTLP, 10% of calls traced",
 	"mcpgen-prom":         "mcpgen, Prometheus /metrics only",
-	"sdk":                 "go-sdk by hand (mcp.AddTool)",
-	"mcpgo":               "mark3labs/mcp-go",
-	"floor":               "floor (net/http + encoding/json)",
+	// The same binary with its state in a redis-server (--store).
+	"mcpgen-redis": "mcpgen, --store redis://",
+	"sdk":          "go-sdk by hand (mcp.AddTool)",
+	"mcpgo":        "mark3labs/mcp-go",
+	"floor":        "floor (net/http + encoding/json)",
 }
 
 // baseline is the first reference of the ratios; floor the second.
@@ -52,6 +54,7 @@ type sample struct {
 	busy     float64       // server CPU time / wall time (1 = its core saturated)
 	loadBusy float64       // the same for the load generator
 	rssKB    int
+	storeCPU time.Duration // redis-server CPU per call (mcpgen-redis)
 }
 
 // server is one running server process.
@@ -71,6 +74,14 @@ func measure(c config) error {
 	failed := map[key]string{} // configurations a server does not serve
 	fmt.Fprintf(os.Stderr, "servers on CPU %d, load generator on CPU %d; %d reps of %v (after %v warm-up) per configuration\n",
 		c.serverCPU, c.loadCPU, c.reps, c.duration, c.warmup)
+	if slices.Contains(c.servers, "mcpgen-redis") {
+		r, err := startRedis(c.loadCPU)
+		if err != nil {
+			return err
+		}
+		benchRedis = r
+		defer r.stop()
+	}
 	for rep := range c.reps {
 		for _, era := range c.eras {
 			for _, n := range c.sessions {
@@ -91,6 +102,9 @@ func measure(c config) error {
 					}
 					fmt.Fprintf(os.Stderr, "rep %d %-9s %2d clients %-6s %6.0f calls/s  p50 %8s  p99 %8s  cpu/call %6s  rss %5.1f MB  server busy %3.0f%%  load generator busy %3.0f%%\n",
 						rep+1, era, n, name, s.callsPS, us(s.p50), us(s.p99), us(s.cpuPer), float64(s.rssKB)/1024, 100*s.busy, 100*s.loadBusy)
+					if s.storeCPU > 0 {
+						fmt.Fprintf(os.Stderr, "      redis-server cpu/call %s\n", us(s.storeCPU))
+					}
 					res[k] = append(res[k], s)
 				}
 			}
@@ -109,6 +123,9 @@ func measure(c config) error {
 				return fmt.Errorf("memory %s: %w", name, err)
 			}
 			fmt.Printf("| %s | %.1f MB | %.1f KB | %.1f B |\n", serverKinds[name], float64(m.startKB)/1024, m.perSessionKB, m.perCallB)
+			if name == "mcpgen-redis" {
+				fmt.Printf("| (its redis-server, used_memory) | | %.1f KB | |\n", m.storeKB)
+			}
 		}
 	}
 	return nil
@@ -144,9 +161,15 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 	start := time.Now()
 	measureFrom := start.Add(c.warmup)
 	until := measureFrom.Add(c.duration)
-	var cpu0, self0 time.Duration
+	var cpu0, self0, store0 time.Duration
 	var cpuOnce sync.Once
-	readCPU0 := func() { cpu0, _ = procCPU(s.cmd.Process.Pid); self0, _ = procCPU(os.Getpid()) }
+	readCPU0 := func() {
+		cpu0, _ = procCPU(s.cmd.Process.Pid)
+		self0, _ = procCPU(os.Getpid())
+		if name == "mcpgen-redis" {
+			store0 = benchRedis.cpu()
+		}
+	}
 	go func() {
 		time.Sleep(time.Until(measureFrom))
 		cpuOnce.Do(readCPU0)
@@ -194,6 +217,10 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 		return sample{}, err
 	}
 	self1, _ := procCPU(os.Getpid())
+	var store1 time.Duration
+	if name == "mcpgen-redis" {
+		store1 = benchRedis.cpu()
+	}
 	rss, _ := procRSS(s.cmd.Process.Pid)
 	if firstErr != nil {
 		return sample{}, firstErr
@@ -211,6 +238,7 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 		busy:     float64(cpu1-cpu0) / float64(elapsed),
 		loadBusy: float64(self1-self0) / float64(elapsed),
 		rssKB:    rss,
+		storeCPU: (store1 - store0) / time.Duration(len(lat)),
 	}, nil
 }
 
@@ -271,6 +299,9 @@ func start(c config, name string, args []string, profile string) (*server, error
 	case "mcpgen-prom":
 		bin = "mcpgen"
 		args = append(args, "--metrics-addr", "127.0.0.1:0")
+	case "mcpgen-redis":
+		bin = "mcpgen"
+		args = append(args, "--store", benchRedis.url())
 	}
 	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, bin), "--addr", addr}, args...)
 	cmd := exec.Command("taskset", argv...)
@@ -365,6 +396,7 @@ type mem struct {
 	startKB      int
 	perSessionKB float64
 	perCallB     float64
+	storeKB      float64 // Redis's used_memory per idle session (mcpgen-redis)
 }
 
 // memory measures one fresh server: RSS after a short warm-up, its growth
@@ -404,6 +436,10 @@ func memory(c config, name string) (mem, error) {
 	time.Sleep(200 * time.Millisecond)
 	r0, _ := procRSS(pid)
 	m.startKB = r0
+	var used0 int64
+	if name == "mcpgen-redis" {
+		used0, _ = benchRedis.usedMemory()
+	}
 	idle := make([]*client, c.idle)
 	for i := range idle {
 		idle[i] = newClient(hc, s.url, eraSessions)
@@ -414,6 +450,10 @@ func memory(c config, name string) (mem, error) {
 	time.Sleep(500 * time.Millisecond)
 	r1, _ := procRSS(pid)
 	m.perSessionKB = float64(r1-r0) / float64(c.idle)
+	if name == "mcpgen-redis" {
+		used1, _ := benchRedis.usedMemory()
+		m.storeKB = float64(used1-used0) / 1024 / float64(c.idle)
+	}
 	for _, cl := range idle {
 		cl.close()
 	}
@@ -467,6 +507,20 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 			}
 		}
 	}
+	if !slices.Contains(c.servers, "mcpgen-redis") {
+		return
+	}
+	// The store's own work, which the connector's CPU per call leaves out.
+	fmt.Println()
+	fmt.Println("| mode | clients | redis-server CPU/call (mcpgen-redis) |")
+	fmt.Println("|---|---:|---:|")
+	for _, era := range c.eras {
+		for _, n := range c.sessions {
+			if m, ok := medians(res[key{"mcpgen-redis", era, n}]); ok {
+				fmt.Printf("| %s | %d | %s |\n", modeLabel(era, "mcpgen-redis"), n, us(m.storeCPU))
+			}
+		}
+	}
 }
 
 // modeLabel names a mode in the tables.
@@ -510,12 +564,13 @@ func medians(ss []sample) (sample, bool) {
 		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 	return sample{
-		callsPS: med(func(s sample) float64 { return s.callsPS }),
-		p50:     time.Duration(med(func(s sample) float64 { return float64(s.p50) })),
-		p99:     time.Duration(med(func(s sample) float64 { return float64(s.p99) })),
-		cpuPer:  time.Duration(med(func(s sample) float64 { return float64(s.cpuPer) })),
-		busy:    med(func(s sample) float64 { return s.busy }),
-		rssKB:   int(med(func(s sample) float64 { return float64(s.rssKB) })),
+		callsPS:  med(func(s sample) float64 { return s.callsPS }),
+		p50:      time.Duration(med(func(s sample) float64 { return float64(s.p50) })),
+		p99:      time.Duration(med(func(s sample) float64 { return float64(s.p99) })),
+		cpuPer:   time.Duration(med(func(s sample) float64 { return float64(s.cpuPer) })),
+		busy:     med(func(s sample) float64 { return s.busy }),
+		rssKB:    int(med(func(s sample) float64 { return float64(s.rssKB) })),
+		storeCPU: time.Duration(med(func(s sample) float64 { return float64(s.storeCPU) })),
 	}, true
 }
 
