@@ -37,7 +37,9 @@ func buildEverything(t *testing.T) string {
 
 // startHAProxy runs Debian's HAProxy on a loopback port, balancing round
 // robin without stickiness over the given MCP endpoints, and returns its
-// MCP endpoint. It is stopped by its pid when the test ends.
+// MCP endpoint. Each answer names the replica that gave it in the header
+// X-Replica: r0, r1, … in the order of upstreams. It is stopped by its
+// pid when the test ends.
 func startHAProxy(t *testing.T, upstreams []string) string {
 	t.Helper()
 	bin := testenv.HAProxy(t)
@@ -66,6 +68,7 @@ frontend mcp
 backend replicas
     balance roundrobin
     option httpchk GET /healthz
+    http-response set-header X-Replica %%s
 %s`, port, servers.String())
 	cfg := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
