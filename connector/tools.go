@@ -116,6 +116,14 @@ func (s *Server) sortedTools() []*tool {
 	return ts
 }
 
+// TaskMetaKey is the key, in a tool's _meta of tools/list, that says
+// whether the tool runs as a task: "optional" (//mcpgen:tool task) or
+// "required" (task=required); absent, it never does. MCP 2026-07-28 has
+// no field for it (the server decides when tools/call arrives), so
+// clients such as the inspector and mcpgentest read it here to offer a
+// task tool as a task.
+const TaskMetaKey = "mcpgen/task"
+
 // sdkTool is the tool as tools/list shows it.
 func (s *Server) sdkTool(t *tool) *mcp.Tool {
 	d := t.def
@@ -148,6 +156,12 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 	}
 	if t.explicit {
 		meta["anthropic/maxResultSizeChars"] = t.maxChars
+	}
+	switch d.Task {
+	case TaskOptional:
+		meta[TaskMetaKey] = "optional"
+	case TaskRequired:
+		meta[TaskMetaKey] = "required"
 	}
 	if d.UI != "" {
 		s.mu.Lock()

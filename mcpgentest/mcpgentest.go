@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,6 +63,11 @@ type Connector struct {
 	err     error
 	skip    string
 	closeFn func()
+
+	// The HTTP endpoint tasks are called on (task.go).
+	httpOnce sync.Once
+	mcpURL   string
+	nextID   atomic.Int64
 }
 
 // Option configures New.
@@ -71,7 +77,8 @@ type Option func(*Connector)
 // test's working directory, which for package main is the module root).
 func Dir(dir string) Option { return func(c *Connector) { c.dir = dir } }
 
-// Timeout bounds the wait for a view to become ready (default 20s).
+// Timeout bounds the wait for a view to become ready, and for a task to
+// end or reach the status Task.WaitFor waits for (default 20s).
 func Timeout(d time.Duration) Option { return func(c *Connector) { c.timeout = d } }
 
 // New serves app (the generated mcpgenApp()) in memory and connects a
