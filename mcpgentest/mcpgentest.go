@@ -16,6 +16,9 @@
 //		v.Screenshot() // PNG of the view as the host shows it
 //	}
 //
+// A task tool (//mcpgen:tool task) runs as a task with CallTask, whose
+// Task is polled, waited for, answered or cancelled as a host does.
+//
 // A view that throws, logs an error, breaks its Content-Security-Policy or
 // never becomes ready fails the test. Rendering needs Chromium (chromium,
 // chromium-browser or google-chrome on PATH, or $MCPGEN_CHROME): without
