@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/argcheck"
 	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/taskctx"
 	"github.com/mcpgen/mcpgen/internal/toolname"
 	"github.com/mcpgen/mcpgen/internal/viewmeta"
 )
@@ -148,6 +149,12 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 	}
 	if t.explicit {
 		meta["anthropic/maxResultSizeChars"] = t.maxChars
+	}
+	switch d.Task {
+	case TaskOptional:
+		meta[taskctx.MetaKey] = "optional"
+	case TaskRequired:
+		meta[taskctx.MetaKey] = "required"
 	}
 	if d.UI != "" {
 		s.mu.Lock()

@@ -16,6 +16,9 @@
 //		v.Screenshot() // PNG of the view as the host shows it
 //	}
 //
+// A task tool (//mcpgen:tool task) runs as a task with CallTask, whose
+// Task is polled, waited for, answered or cancelled as a host does.
+//
 // A view that throws, logs an error, breaks its Content-Security-Policy or
 // never becomes ready fails the test. Rendering needs Chromium (chromium,
 // chromium-browser or google-chrome on PATH, or $MCPGEN_CHROME): without
@@ -36,6 +39,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,6 +66,11 @@ type Connector struct {
 	err     error
 	skip    string
 	closeFn func()
+
+	// The HTTP endpoint tasks are called on (task.go).
+	httpOnce sync.Once
+	mcpURL   string
+	nextID   atomic.Int64
 }
 
 // Option configures New.
@@ -71,7 +80,8 @@ type Option func(*Connector)
 // test's working directory, which for package main is the module root).
 func Dir(dir string) Option { return func(c *Connector) { c.dir = dir } }
 
-// Timeout bounds the wait for a view to become ready (default 20s).
+// Timeout bounds the wait for a view to become ready, and for a task to
+// end or reach the status Task.WaitFor waits for (default 20s).
 func Timeout(d time.Duration) Option { return func(c *Connector) { c.timeout = d } }
 
 // New serves app (the generated mcpgenApp()) in memory and connects a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpgen/mcpgen"
 	"github.com/mcpgen/mcpgen/bundler"
 	mrt "github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/internal/testenv"
@@ -210,5 +212,121 @@ func TestRenderFailsOnBrokenView(t *testing.T) {
 	}
 	if !strings.Contains(all, "no fixture fixtures/greet/missing.json") {
 		t.Errorf("a missing fixture did not fail the test: %q", all)
+	}
+}
+
+// taskApp is a connector with task tools: report (reports progress, then
+// waits for release), hold (runs until cancelled), broken (a tool error)
+// and now (not a task tool).
+func taskApp(release <-chan struct{}, started chan<- string, ended chan<- error) *mrt.App {
+	empty := `{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":false}`
+	return &mrt.App{
+		Name: "tasks",
+		Tools: []mrt.Tool{
+			{Name: "report", Description: "Writes a report.", InputSchema: empty, Result: mrt.ResultText, Task: mrt.TaskOptional,
+				Handler: func(ctx context.Context, args json.RawMessage) (any, error) {
+					var in struct{ Name string }
+					json.Unmarshal(args, &in)
+					mcpgen.Progress(ctx, 1, 2, "halfway")
+					started <- "report"
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+					return "the report for " + in.Name, nil
+				}},
+			{Name: "hold", Description: "Runs until cancelled.", InputSchema: empty, Result: mrt.ResultText, Task: mrt.TaskRequired,
+				Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+					started <- "hold"
+					select {
+					case <-ctx.Done():
+						ended <- context.Cause(ctx)
+						return nil, ctx.Err()
+					case <-time.After(time.Minute):
+						return "never cancelled", nil
+					}
+				}},
+			{Name: "broken", Description: "Fails.", InputSchema: empty, Result: mrt.ResultText, Task: mrt.TaskOptional,
+				Handler: func(context.Context, json.RawMessage) (any, error) {
+					return nil, errors.New("the printer is on fire")
+				}},
+			{Name: "now", Description: "Answers at once.", InputSchema: empty, Result: mrt.ResultText,
+				Handler: func(context.Context, json.RawMessage) (any, error) { return "now", nil }},
+		},
+	}
+}
+
+func TestCallTask(t *testing.T) {
+	release, started, ended := make(chan struct{}), make(chan string, 4), make(chan error, 1)
+	c := mcpgentest.New(t, taskApp(release, started, ended))
+
+	// Working, with the handler's progress as the status message, then
+	// completed with the result.
+	task := c.CallTask("report", map[string]any{"name": "Ada"})
+	<-started
+	if s := task.Status(); s.Status != mcpgentest.TaskWorking || s.Message != "halfway" || s.Final() || s.Result != nil {
+		t.Errorf("report while it runs: %+v, want working with message \"halfway\"", s)
+	}
+	close(release)
+	res := task.Wait()
+	if res.IsError || mcpgentest.Text(res) != "the report for Ada" {
+		t.Errorf("report's result: isError %v, text %q", res.IsError, mcpgentest.Text(res))
+	}
+	if s := task.Status(); s.Status != mcpgentest.TaskCompleted || !s.Final() || s.Result == nil {
+		t.Errorf("report after Wait: %+v", s)
+	}
+
+	// Cancelled: the handler's ctx ends and the task is cancelled.
+	task = c.CallTask("hold", nil)
+	<-started
+	task.Cancel()
+	if s := task.WaitFor(mcpgentest.TaskCancelled); s.Status != mcpgentest.TaskCancelled {
+		t.Errorf("hold after Cancel: %+v, want cancelled", s)
+	}
+	select {
+	case err := <-ended:
+		if err == nil || !strings.Contains(err.Error(), "cancelled") {
+			t.Errorf("the handler's ctx ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the handler of a cancelled task still runs")
+	}
+
+	// A tool error completes the task with an isError result.
+	res = c.CallTask("broken", nil).Wait()
+	if !res.IsError || !strings.Contains(mcpgentest.Text(res), "the printer is on fire") {
+		t.Errorf("broken: isError %v, text %q", res.IsError, mcpgentest.Text(res))
+	}
+}
+
+// TestCallTaskMistakes: a tool that is not a task tool, or a task that
+// ends otherwise than completed, fails the test saying what to do.
+func TestCallTaskMistakes(t *testing.T) {
+	release, started, ended := make(chan struct{}), make(chan string, 4), make(chan error, 1)
+	defer close(release)
+	a := taskApp(release, started, ended)
+	rec := &recorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c := mcpgentest.New(rec, a)
+		func() {
+			done := make(chan struct{})
+			go func() { defer close(done); c.CallTask("now", nil) }()
+			<-done
+		}()
+		task := c.CallTask("hold", nil)
+		<-started
+		task.Cancel()
+		task.Wait()
+	}()
+	<-done
+	all := strings.Join(rec.fails, "\n")
+	if !strings.Contains(all, "now answered at once, not with a task: mark it //mcpgen:tool task") {
+		t.Errorf("CallTask of a tool that is not a task tool: %q", all)
+	}
+	if !strings.Contains(all, "of hold ended cancelled") {
+		t.Errorf("Wait on a cancelled task: %q", all)
 	}
 }

@@ -52,7 +52,14 @@
 //   - The call button's accessible name is "Call".
 //   - Each form field's accessible name is its JSON property name.
 //   - window.__mcpgenInspector exposes {status, protocol} for tests: status
-//     mirrors data-app-status and protocol is the protocol panel's log.
+//     mirrors data-app-status and protocol is the protocol panel's log; also
+//     task, the task the tool runner follows ({id, status, message} or null).
+//   - Tasks: a task tool's "run as a task" box is a checkbox named "Run as a
+//     task" (&task=0 in a deep link turns it off); the task being followed
+//     is [data-testid="task"] with data-task-status="working|input_required|
+//     completed|failed|cancelled" and data-task-id, its status message is
+//     [data-testid="task-message"], and its cancel button is named "Cancel
+//     task".
 //
 // # Fixtures
 //

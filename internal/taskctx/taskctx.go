@@ -1,4 +1,5 @@
-// Package taskctx carries, in the context of a tool call that runs as a
+// Package taskctx holds what the connector and mcpgen's own tools share
+// about tasks. It carries, in the context of a tool call that runs as a
 // task, what records the task's status message: the connector puts it
 // there when it starts the task, and mcpgen.Progress finds it, so that
 // progress in a task becomes the task's statusMessage.
@@ -23,3 +24,11 @@ func Progress(ctx context.Context, msg string) bool {
 	}
 	return ok
 }
+
+// MetaKey is the key, in a tool's _meta of tools/list, that says
+// whether the tool runs as a task: "optional" (//mcpgen:tool task) or
+// "required" (task=required); absent, it never does. MCP 2026-07-28 has
+// no field for it (the server decides when tools/call arrives), so
+// clients such as the inspector and mcpgentest read it here to offer a
+// task tool as a task.
+const MetaKey = "mcpgen/task"

@@ -10,6 +10,7 @@ import { Fields, initial, validate } from "./form";
 import { presets, type DisplayMode, type Emulation, type HostName, type Theme, type Width } from "./presets";
 import { ViewHost, type AppStatus } from "./viewhost";
 import * as protocol from "./protocol";
+import * as tasks from "./tasks";
 
 interface Fixture {
   tool: string;
@@ -46,6 +47,14 @@ interface CallOutcome {
   fixture?: string;
 }
 
+// TaskRun is the task the tool runner started and follows.
+interface TaskRun {
+  tool: string;
+  id: string;
+  status: tasks.TaskStatus;
+  message: string;
+}
+
 type Selection = { kind: "tool" | "resource" | "template" | "prompt"; name: string } | null;
 
 const query = new URLSearchParams(location.search);
@@ -69,10 +78,20 @@ function bytes(n: number): string {
 
 declare global {
   interface Window {
-    __mcpgenInspector: { status: AppStatus; error: string; protocol: protocol.Entry[]; build: BuildStatus | null };
+    __mcpgenInspector: {
+      status: AppStatus;
+      error: string;
+      protocol: protocol.Entry[];
+      build: BuildStatus | null;
+      // task is the task the tool runner follows: its id, status and
+      // status message, as the last tasks/get told them.
+      task: { id: string; status: tasks.TaskStatus; message: string } | null;
+    };
   }
 }
-window.__mcpgenInspector = { status: "idle", error: "", protocol: [], build: null };
+window.__mcpgenInspector = { status: "idle", error: "", protocol: [], build: null, task: null };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function App() {
   const [config, setConfig] = React.useState<{ name: string; sandboxPort: number } | null>(null);
@@ -97,6 +116,11 @@ export function App() {
   const [tab, setTab] = React.useState<"form" | "json">("form");
   const [outcome, setOutcome] = React.useState<CallOutcome | null>(null);
   const [calling, setCalling] = React.useState(false);
+  const [task, setTask] = React.useState<TaskRun | null>(null);
+  const [asTask, setAsTask] = React.useState(query.get("task") !== "0");
+  // taskGen counts the tasks started: polling stops when a newer task, or
+  // another tool, takes the runner.
+  const taskGen = React.useRef(0);
   const [emu, setEmu] = React.useState<Emulation>({
     host: pick<HostName>(query.get("host"), ["claude", "chatgpt"], "claude"),
     theme: pick<Theme>(query.get("theme"), ["light", "dark"], "light"),
@@ -161,6 +185,28 @@ export function App() {
     setFixturesLoaded(true);
   }, []);
 
+  // ask shows the server's elicitation/create as a dialog; sample lets the
+  // user play the model for sampling/createMessage. Both answer the
+  // client's requests and a task's inputRequests.
+  const ask = React.useCallback(
+    (params: any) => new Promise<any>((resolve) => setQuestion({ params, answer: (r) => (setQuestion(null), resolve(r)) })),
+    [],
+  );
+  const sample = React.useCallback(
+    (params: any) =>
+      new Promise<any>((resolve, reject) =>
+        setSampling({
+          params,
+          answer: (text) => {
+            setSampling(null);
+            if (text === null) reject(new Error("the user declined the sampling request in the inspector"));
+            else resolve({ role: "assistant", content: { type: "text", text }, model: "mcpgen-inspector (typed by you)", stopReason: "endTurn" });
+          },
+        }),
+      ),
+    [],
+  );
+
   // Connect, list, and follow the server's list changes.
   React.useEffect(() => {
     let relistTimer: number | undefined;
@@ -192,18 +238,8 @@ export function App() {
         const cur = hostRef.current?.current();
         if (cur && cur.uri === uri) void hostRef.current!.reload();
       },
-      (params) => new Promise((resolve) => setQuestion({ params, answer: (r) => (setQuestion(null), resolve(r)) })),
-      (params) =>
-        new Promise((resolve, reject) =>
-          setSampling({
-            params,
-            answer: (text) => {
-              setSampling(null);
-              if (text === null) reject(new Error("the user declined the sampling request in the inspector"));
-              else resolve({ role: "assistant", content: { type: "text", text }, model: "mcpgen-inspector (typed by you)", stopReason: "endTurn" });
-            },
-          }),
-        ),
+      ask,
+      sample,
     )
       .then(async (cl) => {
         c = cl;
@@ -219,7 +255,7 @@ export function App() {
         setConnError(msg);
       });
     return () => window.clearTimeout(relistTimer);
-  }, [loadFixtures]);
+  }, [loadFixtures, ask, sample]);
 
   // A successful build after a failed one: list again (the server may not
   // have announced anything when nothing changed since the last good build).
@@ -299,6 +335,9 @@ export function App() {
       setViewHeight(undefined);
       setRendered(false);
       setHostEvents([]);
+      taskGen.current++;
+      setTask(null);
+      window.__mcpgenInspector.task = null;
       void hostRef.current?.clear();
       const q = new URLSearchParams(location.search);
       q.set("tool", t.name);
@@ -309,6 +348,94 @@ export function App() {
     },
     [],
   );
+
+  // runTask calls t as a task and follows it with tasks/get at the
+  // server's poll interval until it ends, answering its questions (with
+  // the same dialogs as the client's) when it waits for input; its result
+  // is shown like a call's, in the view too.
+  const runTask = React.useCallback(
+    async (t: any, args: Record<string, unknown>, uri: string | undefined, t0: number) => {
+      const gen = ++taskGen.current;
+      const current = () => gen === taskGen.current;
+      const show = (tk: tasks.Task) => {
+        if (!current()) return;
+        const v = { id: tk.taskId, status: tk.status, message: tk.statusMessage ?? "" };
+        setTask({ tool: t.name, ...v });
+        window.__mcpgenInspector.task = v;
+      };
+      setTask(null);
+      window.__mcpgenInspector.task = null;
+      const { task: created, result } = await tasks.callTask(t.name, args);
+      if (!created) {
+        // The server answered at once (it has no task for this tool).
+        setOutcome({ result, ms: Math.round(performance.now() - t0) });
+        if (uri) await hostRef.current?.setResult(result);
+        return;
+      }
+      show(created);
+      let tk: tasks.Task = created;
+      let asked = ""; // the questions answered, until the task works again
+      while (!tasks.final(tk.status)) {
+        await sleep(Math.max(50, tk.pollIntervalMs ?? created.pollIntervalMs ?? 200));
+        if (!current()) return;
+        tk = await tasks.getTask(created.taskId);
+        show(tk);
+        if (tk.status !== "input_required" || !tk.inputRequests) {
+          asked = "";
+          continue;
+        }
+        const key = JSON.stringify(tk.inputRequests);
+        if (key === asked) continue;
+        const answers: Record<string, unknown> = {};
+        for (const [k, q] of Object.entries(tk.inputRequests)) {
+          switch (q.method) {
+            case "elicitation/create":
+              answers[k] = await ask(q.params);
+              break;
+            case "sampling/createMessage":
+              answers[k] = await sample(q.params);
+              break;
+            case "roots/list":
+              answers[k] = { roots: [] };
+              break;
+          }
+          if (!current()) return;
+        }
+        asked = key;
+        await tasks.updateTask(created.taskId, answers);
+      }
+      if (!current()) return;
+      const ms = Math.round(performance.now() - t0);
+      switch (tk.status) {
+        case "completed":
+          setOutcome({ result: tk.result, ms });
+          if (uri) await hostRef.current?.setResult(tk.result);
+          break;
+        case "failed": {
+          const msg = `the task failed: ${tk.error?.message ?? tk.statusMessage ?? "no reason given"}`;
+          setOutcome({ error: msg, ms });
+          if (uri) status("error", msg);
+          break;
+        }
+        case "cancelled":
+          // Nothing to show: the task panel says it was cancelled.
+          if (uri) {
+            setRendered(false);
+            void hostRef.current?.clear();
+          }
+          break;
+      }
+    },
+    [ask, sample, status],
+  );
+
+  const cancelTask = React.useCallback(async (id: string) => {
+    try {
+      await tasks.cancelTask(id);
+    } catch (e) {
+      setOutcome({ error: String((e as Error)?.message ?? e) });
+    }
+  }, []);
 
   const call = React.useCallback(
     async (t: any, args: Record<string, unknown>) => {
@@ -327,7 +454,12 @@ export function App() {
       q.delete("fixture");
       history.replaceState(null, "", "?" + q.toString());
       const t0 = performance.now();
+      const support = tasks.taskSupport(t);
       try {
+        if (support === "required" || (support && asTask)) {
+          await runTask(t, args, uri, t0);
+          return;
+        }
         const result = await client.callTool({ name: t.name, arguments: args });
         setOutcome({ result, ms: Math.round(performance.now() - t0) });
         if (uri) await hostRef.current?.setResult(result);
@@ -342,7 +474,7 @@ export function App() {
         setCalling(false);
       }
     },
-    [client, status],
+    [client, status, asTask, runTask],
   );
 
   const showFixture = React.useCallback(
@@ -512,6 +644,7 @@ export function App() {
               <button aria-label={t.name} className={sel?.kind === "tool" && sel.name === t.name ? "item on" : "item"} onClick={() => selectTool(t)}>
                 <span className="name">{t.name}</span>
                 {viewURI(t) && <span className="badge">view</span>}
+                {tasks.taskSupport(t) && <span className="badge">task</span>}
                 <Annotations a={t.annotations} />
               </button>
             </li>
@@ -610,6 +743,13 @@ export function App() {
               )}
               <div className="actions">
                 <button type="submit" className="primary" disabled={calling || !!rawError}>Call</button>
+                {tasks.taskSupport(tool) && (
+                  <label className="small" title="the tool may run as an MCP task: the call answers at once with a task to follow">
+                    <input type="checkbox" aria-label="Run as a task" checked={tasks.taskSupport(tool) === "required" || asTask}
+                      disabled={tasks.taskSupport(tool) === "required"} onChange={(e) => setAsTask(e.target.checked)} />
+                    {" "}as a task{tasks.taskSupport(tool) === "required" ? " (required)" : ""}
+                  </label>
+                )}
                 {calling && <span className="muted">calling…</span>}
                 {toolFixtures.length > 0 && (
                   <span className="muted small">
@@ -620,6 +760,16 @@ export function App() {
                 )}
               </div>
             </form>
+            {task && task.tool === tool.name && (
+              <div className="task" aria-label="task" data-testid="task" data-task-status={task.status} data-task-id={task.id}>
+                <span className={"badge" + (task.status === "completed" ? " good" : tasks.final(task.status) ? " warn" : "")}>{task.status}</span>
+                <span data-testid="task-message">{task.message}</span>
+                <span className="muted small">task {task.id}</span>
+                {!tasks.final(task.status) && (
+                  <button type="button" onClick={() => void cancelTask(task.id)}>Cancel task</button>
+                )}
+              </div>
+            )}
           </section>
         )}
         {sel?.kind === "resource" && detail && <Detail d={detail} />}
