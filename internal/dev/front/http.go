@@ -37,6 +37,8 @@ func (f *Front) Handler(allow []string, rest http.Handler) http.Handler {
 	// session for it), a 2025-11-25 host keeps its session.
 	logger := slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var mcpH http.Handler = eraroute.New(f.srv, eraroute.Options{Sessions: &mcp.StreamableHTTPOptions{}, Logger: logger, MaxBody: maxBody})
+	// A task's requests go to the connector as they are (tasks.go).
+	mcpH = f.passTasks(mcpH)
 	// A call on /sse or /ws is forwarded with its caller's identity like
 	// one on /mcp; the connector checks its scopes where it is dispatched.
 	cfg := msgstream.Config{Logger: logger}

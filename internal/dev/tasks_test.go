@@ -1,0 +1,146 @@
+package dev_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reportGo is a tool that runs as a task: it waits until released by a
+// file or cancelled.
+const reportGo = `package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/mcpgen/mcpgen"
+)
+
+// ReportInput names the file whose existence ends the report.
+type ReportInput struct {
+	// Until is the file that ends the report once it exists.
+	Until string ` + "`json:\"until\"`" + `
+}
+
+// Writes a report; it runs as a task.
+//
+//mcpgen:tool readonly closedworld task
+func Report(ctx context.Context, in ReportInput) (string, error) {
+	mcpgen.Progress(ctx, 1, 2, "writing")
+	for {
+		if _, err := os.Stat(in.Until); err == nil {
+			return "the report", nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+`
+
+// taskRequest sends one 2026-07-28 request declaring the tasks extension
+// and returns its JSON-RPC answer.
+func taskRequest(t *testing.T, url, method, name, params string) map[string]any {
+	t.Helper()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s,%s}}`, method, params, meta)
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	req.Header.Set("Mcp-Name", name)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if i := bytes.LastIndex(b, []byte("data: ")); i >= 0 {
+		b = b[i+len("data: "):]
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(b), &msg); err != nil {
+		t.Fatalf("%s: %v: %s", method, err, b)
+	}
+	return msg
+}
+
+// TestTasksThroughFront runs a task tool of a connector under mcpgen dev
+// as a 2026-07-28 host does: tools/call answers a task, tasks/get through
+// the front shows it working with its progress and then completed with
+// the result, and tasks/cancel ends another.
+func TestTasksThroughFront(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a connector")
+	}
+	dir := scaffold(t)
+	if err := os.WriteFile(filepath.Join(dir, "report.go"), []byte(reportGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := startDev(t, dir, nil)
+	release := filepath.Join(t.TempDir(), "done")
+	create := func() string {
+		t.Helper()
+		msg := taskRequest(t, ds.url, "tools/call", "report", fmt.Sprintf(`"name":"report","arguments":{"until":%q}`, release))
+		res, _ := msg["result"].(map[string]any)
+		id, _ := res["taskId"].(string)
+		if res["resultType"] != "task" || id == "" {
+			t.Fatalf("tools/call of a task tool through mcpgen dev: %v, want a task", msg)
+		}
+		return id
+	}
+	get := func(id string) map[string]any {
+		t.Helper()
+		msg := taskRequest(t, ds.url, "tasks/get", id, fmt.Sprintf(`"taskId":%q`, id))
+		res, _ := msg["result"].(map[string]any)
+		if res == nil {
+			t.Fatalf("tasks/get through mcpgen dev: %v", msg)
+		}
+		return res
+	}
+	await := func(id, status string) map[string]any {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			res := get(id)
+			if res["status"] == status {
+				return res
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("task %s: %v, want %s", id, res, status)
+			}
+		}
+	}
+
+	id := create()
+	if res := await(id, "working"); res["statusMessage"] != "writing" {
+		t.Errorf("a working task: %v, want statusMessage \"writing\"", res)
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := await(id, "completed")
+	if b, _ := json.Marshal(res["result"]); !strings.Contains(string(b), "the report") {
+		t.Errorf("the completed task's result: %s, want the report", b)
+	}
+
+	os.Remove(release)
+	other := create()
+	await(other, "working")
+	if msg := taskRequest(t, ds.url, "tasks/cancel", other, fmt.Sprintf(`"taskId":%q`, other)); msg["error"] != nil {
+		t.Fatalf("tasks/cancel through mcpgen dev: %v", msg)
+	}
+	await(other, "cancelled")
+}
