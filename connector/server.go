@@ -197,6 +197,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	for _, t := range s.sortedTools() {
 		s.mcp.AddTool(s.sdkTool(t), t.handle)
 	}
+	if s.hasTaskTools() {
+		s.mcp.AddReceivingMiddleware(s.announceTasksV1) // tasks_v1.go
+	}
 	if err := s.setupAuth(); err != nil {
 		return nil, err
 	}
@@ -348,6 +351,10 @@ func (d fastDispatcher) Tools() []*mcp.Tool {
 	}
 	return ts
 }
+
+// TaskSupport is the tool's execution.taskSupport in tools/list of a
+// session at 2025-11-25 (fastpath.TaskTools; tasks_v1.go).
+func (d fastDispatcher) TaskSupport(name string) string { return d.s.taskSupport(name) }
 
 // Wrap wraps h in the receiving middleware added with use, as the go-sdk
 // runs it (the request log, protocol errors, telemetry).

@@ -109,8 +109,9 @@ func (s *Server) hasTaskTools() bool {
 	return false
 }
 
-// wrapTasks puts the task methods in front of next (2026-07-28 requests
-// only; everything else passes through untouched).
+// wrapTasks puts the task methods in front of next (2026-07-28 requests,
+// and those of sessions at 2025-11-25: tasks_v1.go; everything else
+// passes through untouched).
 func (s *Server) wrapTasks(next http.Handler) http.Handler {
 	if !s.hasTaskTools() {
 		return next
@@ -139,6 +140,10 @@ type taskRequest struct {
 }
 
 func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && tr.s.sessionVersion(sid) == wire.TasksV1Version {
+		tr.serveV1(w, r, sid) // tasks_v1.go: the tasks of 2025-11-25
+		return
+	}
 	m := r.Header.Get("Mcp-Method")
 	if r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") < wire.StatelessVersion || r.Body == nil ||
 		(m != "tools/call" && m != "tasks/get" && m != "tasks/update" && m != "tasks/cancel" && m != "subscriptions/listen") {
@@ -180,8 +185,13 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			pass() // the go-sdk answers the header mismatch
 			return
 		}
-		res, err := tr.create(r, t, &req)
-		tr.reply(w, req.ID, res, err)
+		params := &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments}
+		rec, err := tr.create(r, t, subject(r), params, nil)
+		if err != nil {
+			tr.reply(w, req.ID, nil, err)
+			return
+		}
+		tr.reply(w, req.ID, createTaskResult(rec), nil)
 		return
 	}
 	if !declared {
@@ -240,8 +250,13 @@ func subject(r *http.Request) string {
 // visible only to the subject who created it. A task whose runner stopped
 // renewing its lease is failed first.
 func (tr *taskRunner) lookup(r *http.Request, id string) (store.Task, error) {
-	rec, err := tr.store.Get(r.Context(), id)
-	if err == nil && rec.Owner != subject(r) {
+	return tr.lookupAs(r.Context(), subject(r), id)
+}
+
+// lookupAs is lookup for the caller owner (a store.Task's Owner).
+func (tr *taskRunner) lookupAs(ctx context.Context, owner, id string) (store.Task, error) {
+	rec, err := tr.store.Get(ctx, id)
+	if err == nil && rec.Owner != owner {
 		err = store.ErrNotFound
 	}
 	if errors.Is(err, store.ErrNotFound) {
@@ -251,7 +266,7 @@ func (tr *taskRunner) lookup(r *http.Request, id string) (store.Task, error) {
 		return rec, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "reading the task: " + err.Error()}
 	}
 	if !rec.Status.Final() && !rec.Lease.IsZero() && time.Now().After(rec.Lease) {
-		rec = tr.orphaned(r.Context(), rec)
+		rec = tr.orphaned(ctx, rec)
 	}
 	return rec, nil
 }
@@ -275,19 +290,20 @@ func (tr *taskRunner) orphaned(ctx context.Context, rec store.Task) store.Task {
 	return rec
 }
 
-// create stores a new task for a call of t and starts its handler; the
-// record is in the store before the client learns the task's id.
-func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[string]any, error) {
+// create stores a new task of owner for a call of t and starts its
+// handler (in session ss, nil under 2026-07-28); the record is in the
+// store before the client learns the task's id.
+func (tr *taskRunner) create(r *http.Request, t *tool, owner string, params *mcp.CallToolParamsRaw, ss *mcp.ServerSession) (store.Task, error) {
 	now := time.Now().UTC()
-	rec := store.Task{ID: rand.Text(), Owner: subject(r), Status: store.TaskWorking,
+	rec := store.Task{ID: rand.Text(), Owner: owner, Status: store.TaskWorking,
 		Created: now, Updated: now, TTL: taskTTL, Lease: now.Add(tr.lease)}
 	if err := tr.store.Create(r.Context(), rec); err != nil {
 		if errors.Is(err, store.ErrFull) {
 			// Nothing ran: the client may try again once tasks finish.
 			tr.s.logger.Warn("task refused: the task store is full", "tool", t.def.Name, "err", err)
-			return nil, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: "too many tasks are kept for this caller; try again later"}
+			return rec, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: "too many tasks are kept for this caller; try again later"}
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "creating the task: " + err.Error()}
+		return rec, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "creating the task: " + err.Error()}
 	}
 	// The task outlives the request: it keeps the request's values (the
 	// caller's identity), not its cancellation.
@@ -295,8 +311,8 @@ func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[st
 	ctx, stop := context.WithTimeoutCause(ctx, rec.TTL, errors.New("the task outlived its ttl"))
 	rt := &runningTask{cancel: cancel}
 	tr.start(rec.ID, rt)
-	params := &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments}
-	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header.Clone()}
+	call := &mcp.CallToolRequest{Session: ss, Params: params,
+		Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header.Clone()}}
 	ctx = taskctx.WithProgress(ctx, func(msg string) {
 		if msg != "" {
 			tr.edit(rec.ID, store.TaskUpdate{Message: msg, IfStatus: store.TaskWorking})
@@ -305,9 +321,9 @@ func (tr *taskRunner) create(r *http.Request, t *tool, req *taskRequest) (map[st
 	go func() {
 		defer stop()
 		defer tr.stopped(rec.ID)
-		tr.run(ctx, t, rec.ID, rt, params, extra)
+		tr.run(ctx, t, rec.ID, rt, call)
 	}()
-	return createTaskResult(rec), nil
+	return rec, nil
 }
 
 // start registers a task running here; with the first one, it starts
@@ -434,9 +450,9 @@ func (tr *taskRunner) deliver(data []byte) {
 // run calls the handler until it ends; each time it asks the client
 // something, the task waits in input_required for the answers
 // (tasks/update) and the handler runs again with them.
-func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTask, params *mcp.CallToolParamsRaw, extra *mcp.RequestExtra) {
+func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTask, call *mcp.CallToolRequest) {
 	for {
-		res, err := t.handle(ctx, &mcp.CallToolRequest{Params: params, Extra: extra})
+		res, err := t.handle(ctx, call)
 		if ctx.Err() != nil {
 			u := store.TaskUpdate{Status: store.TaskCancelled, Message: context.Cause(ctx).Error()}
 			if !errors.Is(context.Cause(ctx), errTaskCancelled) {
@@ -461,7 +477,7 @@ func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTa
 			if !ok {
 				continue // cancelled: the next round reports it
 			}
-			params.RequestState, params.InputResponses = res.RequestState, answers
+			call.Params.RequestState, call.Params.InputResponses = res.RequestState, answers
 			continue
 		}
 		result, merr := json.Marshal(res)

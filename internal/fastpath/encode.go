@@ -10,15 +10,37 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// listEra says which tools/list a request gets: the sessions' (up to
+// 2025-06-18, or without a session), 2026-07-28's, or that of a session at
+// 2025-11-25, whose tools show their execution.taskSupport.
+type listEra int
+
+const (
+	listSessions listEra = iota
+	listStateless
+	listTasksV1
+)
+
+func (f *Handler) listEraOf(stateless bool, fs *fastSession) listEra {
+	switch {
+	case stateless:
+		return listStateless
+	case fs != nil:
+		if _, ok := f.d.(TaskTools); ok {
+			if p := fs.ss.InitializeParams(); p != nil && p.ProtocolVersion == wire.TasksV1Version {
+				return listTasksV1
+			}
+		}
+	}
+	return listSessions
+}
+
 // listResponse is the answer to tools/list: every tool on one page, as
 // the go-sdk lists them (by name), encoded once per era until the tools
 // change (ToolsChanged).
-func (f *Handler) listResponse(id json.RawMessage, stateless bool) []byte {
-	i := 0
-	if stateless {
-		i = 1
-	}
-	b := f.lists[i].Load()
+func (f *Handler) listResponse(id json.RawMessage, era listEra) []byte {
+	stateless := era == listStateless
+	b := f.lists[era].Load()
 	if b == nil {
 		res := &mcp.ListToolsResult{Tools: []*mcp.Tool{}, Cacheable: mcp.Cacheable{CacheScope: "public"}}
 		res.Tools = append(res.Tools, f.d.Tools()...)
@@ -27,12 +49,16 @@ func (f *Handler) listResponse(id json.RawMessage, stateless bool) []byte {
 			res.ResultType = "complete"
 			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: f.cfg.Impl}
 		}
-		enc, err := json.Marshal(res)
+		var v any = res
+		if tt, ok := f.d.(TaskTools); ok && era == listTasksV1 {
+			v = wire.ListToolsV1(res, tt.TaskSupport)
+		}
+		enc, err := json.Marshal(v)
 		if err != nil {
 			return wire.ErrorResponse(id, err)
 		}
 		b = &enc
-		f.lists[i].Store(b)
+		f.lists[era].Store(b)
 	}
 	out := make([]byte, 0, len(*b)+len(id)+32)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
@@ -45,8 +71,9 @@ func (f *Handler) listResponse(id json.RawMessage, stateless bool) []byte {
 // ToolsChanged drops the encoded tool lists: what Dispatcher.Tools
 // returns has changed.
 func (f *Handler) ToolsChanged() {
-	f.lists[0].Store(nil)
-	f.lists[1].Store(nil)
+	for i := range f.lists {
+		f.lists[i].Store(nil)
+	}
 }
 
 // otherResponse encodes the result of a method other than tools/call as

@@ -136,6 +136,14 @@ type Dispatcher interface {
 	SessionClosed(id string)
 }
 
+// TaskTools is implemented by a Dispatcher some of whose tools run as the
+// experimental tasks of MCP 2025-11-25 (SEP-1686): in a session at that
+// revision, tools/list shows TaskSupport of each tool ("optional" or
+// "required"; "" for none) as its execution.taskSupport.
+type TaskTools interface {
+	TaskSupport(tool string) string
+}
+
 // Handler is the fast path: an http.Handler in front of the endpoint,
 // which serves what it declines.
 type Handler struct {
@@ -147,7 +155,7 @@ type Handler struct {
 	sessions sync.Map                  // session ID -> *fastSession (sessions era)
 	streams  sync.Map                  // stream ID -> *fastStream (resumable answers in progress)
 	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
-	lists    [2]atomic.Pointer[[]byte] // encoded tools/list results: sessions, 2026-07-28
+	lists    [3]atomic.Pointer[[]byte] // encoded tools/list results, by listEra
 
 	// events is the sessions' event store (nil without one): a call in a
 	// session at 2025-11-25 or later is answered as the go-sdk answers it, on
@@ -182,6 +190,17 @@ func (f *Handler) Session(id string) *mcp.ServerSession {
 		return x.(*fastSession).ss
 	}
 	return nil
+}
+
+// SessionUser returns the subject whose token opened session id ("" for
+// a session opened without auth), and false when the fast path does not
+// know the session: a request for it with another subject's token is
+// refused (the go-sdk answers 403).
+func (f *Handler) SessionUser(id string) (string, bool) {
+	if x, ok := f.sessions.Load(id); ok {
+		return x.(*fastSession).userID, true
+	}
+	return "", false
 }
 
 // SessionCount returns how many sessions the fast path knows of.
@@ -447,7 +466,7 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		case err != nil:
 			return wire.ErrorResponse(req.ID, err)
 		case listOnly:
-			return f.listResponse(req.ID, stateless)
+			return f.listResponse(req.ID, f.listEraOf(stateless, fs))
 		case req.Method == "tools/call":
 			ctr, _ := res.(*mcp.CallToolResult)
 			return f.resultResponse(req.ID, ctr, stateless)
