@@ -22,6 +22,7 @@
 package authserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/x509"
@@ -111,8 +112,22 @@ type Server struct {
 	now      func() time.Time
 
 	keysMu sync.Mutex
-	keys   map[string][]byte // store secrets read so far: they never change
+	keys   map[string]readKey // store secrets read so far
 }
+
+// readKey is a store secret and when it was read.
+type readKey struct {
+	key  []byte
+	read time.Time
+}
+
+// KeyRecheck is how long the server uses a store secret (the signing,
+// encryption and form keys) before reading it again. A secret never
+// changes while the store keeps it; a store that loses it (a Redis
+// restart without persistence) makes a new one on the next read, and
+// every replica takes that one up within KeyRecheck instead of going on
+// with a key no other replica has.
+const KeyRecheck = time.Minute
 
 // Paths of the server's endpoints, under the public URL's path.
 const (
@@ -210,24 +225,33 @@ func (s *Server) Mount(mux *http.ServeMux) {
 		"callback", s.CallbackURL())
 }
 
-// key returns the store secret name, read from the store once: secrets
-// never change, so every request after the first costs no round trip.
+// key returns the store secret name, read from the store at most once
+// per KeyRecheck, so requests cost no round trip for it. While the store
+// cannot be read, the copy read before is used.
 func (s *Server) key(ctx context.Context, name string, size int) ([]byte, error) {
+	now := s.now()
 	s.keysMu.Lock()
-	k, ok := s.keys[name]
+	c, ok := s.keys[name]
 	s.keysMu.Unlock()
-	if ok {
-		return k, nil
+	if ok && !now.Before(c.read) && now.Sub(c.read) < KeyRecheck {
+		return c.key, nil
 	}
 	k, err := s.secrets.Key(ctx, name, size)
 	if err != nil {
+		if ok {
+			return c.key, nil
+		}
 		return nil, fmt.Errorf("the store's secret %s: %w", name, err)
+	}
+	if ok && !bytes.Equal(k, c.key) {
+		s.log.Warn("auth: the store's secret changed (the store lost its data?); tokens and forms made with the old one are refused",
+			"secret", name)
 	}
 	s.keysMu.Lock()
 	if s.keys == nil {
-		s.keys = map[string][]byte{}
+		s.keys = map[string]readKey{}
 	}
-	s.keys[name] = k
+	s.keys[name] = readKey{key: k, read: now}
 	s.keysMu.Unlock()
 	return k, nil
 }

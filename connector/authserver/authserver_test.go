@@ -3,6 +3,7 @@ package authserver_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -754,6 +755,65 @@ func TestReplicas(t *testing.T) {
 	if g, err := r.verify(out2["access_token"]); err != nil || g.Subject != "583231" {
 		t.Fatalf("Verify on another replica: %+v, %v", g, err)
 	}
+}
+
+// forgetful is a store whose secrets can be lost, as a Redis without
+// persistence loses them when it restarts.
+type forgetful struct {
+	store.Store
+	mu   sync.Mutex
+	keys map[string][]byte
+}
+
+func (f *forgetful) Secrets() store.Secrets { return f }
+
+func (f *forgetful) Key(_ context.Context, name string, size int) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if k, ok := f.keys[name]; ok {
+		return k, nil
+	}
+	k := make([]byte, size)
+	rand.Read(k)
+	f.keys[name] = k
+	return k, nil
+}
+
+func (f *forgetful) forget() { f.mu.Lock(); clear(f.keys); f.mu.Unlock() }
+
+// TestReplicaKeysAfterStoreLoss: when the shared store loses its secrets
+// (a Redis restart without persistence), a replica that kept the old keys
+// reads the new ones within KeyRecheck, so that the tokens it signs
+// verify on a replica started after the loss, and the other way round:
+// no replica goes on signing with a key of its own.
+func TestReplicaKeysAfterStoreLoss(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	fs := &forgetful{Store: store.NewMemory(store.MemoryOptions{Now: clock}), keys: map[string][]byte{}}
+	r := newReplicas(t, nil, 1, func(c *authserver.Config) { c.Store, c.Now = fs, clock })
+	if _, out := r.flow(); out["access_token"] == nil {
+		t.Fatal("no access token")
+	}
+	fs.forget()
+	// A replica started after the loss, with the same public URL.
+	late, err := authserver.New(authserver.Config{PublicURL: r.url, Upstream: r.gh.upstream(), ClientID: "gh-client",
+		ClientSecret: "gh-secret", Scopes: []string{"notes:read"}, Store: fs, Now: clock,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(authserver.KeyRecheck + time.Second)
+	mu.Unlock()
+	_, out := r.flow()
+	if _, err := late.Verify(context.Background(), out["access_token"].(string)); err != nil {
+		t.Errorf("a token the first replica signed after the store lost its keys does not verify on a replica started since: %v", err)
+	}
+	if _, err := r.verify(out["access_token"]); err != nil {
+		t.Errorf("nor on the replica that signed it: %v", err)
+	}
+	r.wantLog("the store's secret changed")
 }
 
 // TestExpiredState: a sign-in whose user comes back from the upstream
