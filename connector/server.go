@@ -123,6 +123,9 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if s.state == nil {
 		s.state = store.NewMemory(store.MemoryOptions{Now: o.now})
 	}
+	// With telemetry on, a networked store's round trips are spans
+	// (observe.go); the memory store is left as it is.
+	s.state = o.telemetry.Store(s.state)
 	if s.stateKey == nil {
 		key, err := s.state.Secrets().Key(context.Background(), stateKeyName, stateKeySize)
 		if err != nil {

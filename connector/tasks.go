@@ -309,6 +309,7 @@ func (tr *taskRunner) create(r *http.Request, t *tool, owner string, params *mcp
 	// caller's identity), not its cancellation.
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	ctx, stop := context.WithTimeoutCause(ctx, rec.TTL, errors.New("the task outlived its ttl"))
+	ctx, observed := tr.observeTask(ctx, r, t, rec, params, ss) // taskobserve.go: the task's span and metrics
 	rt := &runningTask{cancel: cancel}
 	tr.start(rec.ID, rt)
 	call := &mcp.CallToolRequest{Session: ss, Params: params,
@@ -321,6 +322,7 @@ func (tr *taskRunner) create(r *http.Request, t *tool, owner string, params *mcp
 	go func() {
 		defer stop()
 		defer tr.stopped(rec.ID)
+		defer observed()
 		tr.run(ctx, t, rec.ID, rt, call)
 	}()
 	return rec, nil

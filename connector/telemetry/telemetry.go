@@ -53,6 +53,9 @@ type Telemetry struct {
 	rateLimited    metric.Int64Counter       // mcpgen.server.rate_limited
 	clientDuration metric.Float64Histogram   // mcp.client.operation.duration
 	streams        metric.Int64UpDownCounter // mcpgen.server.streams
+	tasks          metric.Int64UpDownCounter // mcpgen.server.tasks
+	taskDuration   metric.Float64Histogram   // mcpgen.server.task.duration
+	storeDuration  metric.Float64Histogram   // mcpgen.store.operation.duration
 	meter          metric.Meter
 	attrSets       attrCache
 	tools, prompts map[string]bool   // SetNames
@@ -67,6 +70,10 @@ type Telemetry struct {
 // the semantic conventions' advice for MCP, with finer buckets below 10 ms
 // where most tool calls of a connector end.
 var durationBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// storeBounds are the buckets of the store duration histogram, in
+// seconds: those of requests, with two below them for a nearby Redis.
+var storeBounds = append([]float64{0.0001, 0.00025}, durationBounds...)
 
 // sizeBounds are the buckets of the result size histogram, in bytes.
 var sizeBounds = []float64{64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}
@@ -122,6 +129,25 @@ func New(p Providers) (*Telemetry, error) {
 		return nil, err
 	}
 	t.streams.Add(context.Background(), 0) // a series from the start: dashboards show 0, not "no data"
+	if t.tasks, err = m.Int64UpDownCounter("mcpgen.server.tasks",
+		metric.WithUnit("{task}"),
+		metric.WithDescription("Tasks running in this process, by tool.")); err != nil {
+		return nil, err
+	}
+	if t.taskDuration, err = m.Float64Histogram("mcpgen.server.task.duration",
+		metric.WithUnit("s"),
+		// Its count is the number of tasks ended, by tool and final
+		// status (mcpgen.task.status).
+		metric.WithDescription("Duration of tasks run in this process, from their creation until their final status."),
+		metric.WithExplicitBucketBoundaries(taskBounds...)); err != nil {
+		return nil, err
+	}
+	if t.storeDuration, err = m.Float64Histogram("mcpgen.store.operation.duration",
+		metric.WithUnit("s"),
+		metric.WithDescription("Duration of the operations on a networked state store (--store), one round trip each."),
+		metric.WithExplicitBucketBoundaries(storeBounds...)); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 

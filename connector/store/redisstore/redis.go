@@ -214,6 +214,10 @@ func (s *Store) Health() error {
 	return s.health
 }
 
+// DBSystem names the backend as OpenTelemetry's db.system.name does, for
+// the spans of its round trips (package telemetry).
+func (s *Store) DBSystem() string { return "redis" }
+
 // wrap names Redis in an error from the client.
 func (s *Store) wrap(err error) error {
 	if err == nil {
