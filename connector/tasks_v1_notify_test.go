@@ -47,10 +47,16 @@ func v1NotifyApp(release <-chan struct{}) *connector.App {
 	return app
 }
 
+// streamMsgs are the messages that arrive on an event stream.
+type streamMsgs struct {
+	ch      <-chan map[string]any
+	skipped []map[string]any // read, not yet asked for
+}
+
 // v1Stream opens a 2025-11-25 session whose client declares elicitation,
 // and its GET event stream; it returns the session's headers and the
 // messages that arrive on the stream.
-func v1Stream(t *testing.T, url string) (map[string]string, <-chan map[string]any) {
+func v1Stream(t *testing.T, url string) (map[string]string, *streamMsgs) {
 	t.Helper()
 	resp := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}`, nil)
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -59,6 +65,10 @@ func v1Stream(t *testing.T, url string) (map[string]string, <-chan map[string]an
 	}
 	h := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
 	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	// The notification is accepted (202) before it is processed.
+	waitFor(t, "the session to be initialized", func() bool {
+		return strings.Contains(readSSE(t, post(t, url, `{"jsonrpc":"2.0","id":100,"method":"tools/list"}`, h).Body), `"tools"`)
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
@@ -87,22 +97,30 @@ func v1Stream(t *testing.T, url string) (map[string]string, <-chan map[string]an
 		}
 		close(msgs)
 	}()
-	return h, msgs
+	return h, &streamMsgs{ch: msgs}
 }
 
-// next returns the next message of the stream with the given method.
-func nextMsg(t *testing.T, msgs <-chan map[string]any, method string) map[string]any {
+// nextMsg returns the first message of the stream with the given method
+// not returned yet.
+func nextMsg(t *testing.T, msgs *streamMsgs, method string) map[string]any {
 	t.Helper()
+	for i, m := range msgs.skipped {
+		if m["method"] == method {
+			msgs.skipped = append(msgs.skipped[:i], msgs.skipped[i+1:]...)
+			return m
+		}
+	}
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
-		case m, ok := <-msgs:
+		case m, ok := <-msgs.ch:
 			if !ok {
 				t.Fatalf("the stream ended before %s", method)
 			}
 			if m["method"] == method {
 				return m
 			}
+			msgs.skipped = append(msgs.skipped, m)
 		case <-timeout:
 			t.Fatalf("no %s on the stream", method)
 		}
@@ -143,7 +161,7 @@ func TestTasksV1StatusNotification(t *testing.T) {
 		t.Errorf("the notification %v is not the task tasks/get answers %v", p, got)
 	}
 	select {
-	case m := <-others:
+	case m := <-others.ch:
 		t.Errorf("another session heard %v", m)
 	case <-time.After(200 * time.Millisecond):
 	}
@@ -157,7 +175,12 @@ func TestTasksV1Question(t *testing.T) {
 	url := serveHTTP(t, v1NotifyApp(nil))
 	h, msgs := v1Stream(t, url)
 	resp := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{},"task":{}}}`, h)
-	id, _ := resultOf(decodeAnswer(t, resp))["task"].(map[string]any)["taskId"].(string)
+	created := decodeAnswer(t, resp)
+	task, _ := resultOf(created)["task"].(map[string]any)
+	id, _ := task["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %v", created)
+	}
 	get := func() map[string]any {
 		return resultOf(decodeAnswer(t, post(t, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":%q}}`, id), h)))
 	}
