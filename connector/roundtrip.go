@@ -55,6 +55,10 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 			return nil, errors.New("mcpgen: this request has no client session to ask")
 		}
 		timeout := c.Server.opts.askTimeout
+		// In a task of a 2025-11-25 session: the request names the task,
+		// which reads input_required meanwhile (tasks_v1_notify.go).
+		req, answered := askV1(ctx, req)
+		defer answered()
 		ctx, done := c.Server.asks.start(ctx, c.Session.ID(), timeout)
 		defer done()
 		var res any

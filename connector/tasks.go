@@ -86,6 +86,9 @@ type taskRunner struct {
 	// watchers are the subscriptions/listen streams here that follow
 	// tasks (tasks_listen.go).
 	watchers taskWatchers
+	// v1streams are the event streams of 2025-11-25 sessions here, sent
+	// notifications/tasks/status (tasks_v1_notify.go).
+	v1streams v1Streams
 }
 
 // runningTask is a task whose handler runs in this process.

@@ -66,6 +66,10 @@ type taskRequestV1 struct {
 // task tool and the task methods are answered here, anything else goes to
 // next untouched.
 func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string) {
+	if r.Method == http.MethodGet {
+		tr.serveStreamV1(w, r, sid) // tasks_v1_notify.go: notifications/tasks/status
+		return
+	}
 	if r.Method != http.MethodPost || r.Body == nil {
 		tr.next.ServeHTTP(w, r)
 		return
@@ -120,7 +124,13 @@ func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string
 				Message: "tool " + p.Name + " runs only as a task (its execution.taskSupport is required); call it with the task param"})
 		default:
 			params := &mcp.CallToolParamsRaw{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}
-			rec, err := tr.create(r, t, owner, params, ss)
+			// The handler's questions name the task (tasks_v1_notify.go).
+			rt, named := tr.withV1Task(r)
+			rec, err := tr.create(rt, t, owner, params, ss)
+			if err != nil {
+				rec.ID = ""
+			}
+			named(rec.ID)
 			if err != nil {
 				tr.replyV1(w, req.ID, nil, err)
 				return

@@ -50,6 +50,9 @@ func TestExtTasksClientV1(t *testing.T) {
 	if r.Kind != "task" || !slices.Contains(r.Statuses, "working") || r.Statuses[len(r.Statuses)-1] != "completed" || r.Text != "computed report after 1s" {
 		t.Errorf("a task: %+v, want working then completed with its result", r)
 	}
+	if n := steps["notified"]; n.Count == 0 || n.Statuses[len(n.Statuses)-1] != "completed" {
+		t.Errorf("notifications/tasks/status of the task: %+v, want its completion", n)
+	}
 	if q := steps["required_task"]; q.Kind != "task" || !q.IsError {
 		t.Errorf("a task=required tool through the tasks client: %+v, want a task completed with a tool error", q)
 	}

@@ -22,6 +22,12 @@ async function connect() {
 }
 
 const client = await connect();
+// The notifications/tasks/status the server sends on the session's event
+// stream, recorded before the tasks session chains its own handler.
+const notified = [];
+client.fallbackNotificationHandler = async (n) => {
+  if (n?.method === "notifications/tasks/status") notified.push(n.params);
+};
 const caps = client.getServerCapabilities();
 out("capabilities", { version: client.getNegotiatedProtocolVersion?.() ?? null, tasks: caps?.tasks ?? null });
 const session = createTaskSessionFromClient(client, { endpointId: "everything" });
@@ -37,6 +43,8 @@ try {
   const { outcome } = await exec.settle();
   const result = resultFromTaskOutcome(outcome);
   out("result", { kind: exec.kind, statuses, text: result?.content?.[0]?.text ?? null });
+  const mine = notified.filter((p) => p.taskId === exec.handle.taskId);
+  out("notified", { count: mine.length, statuses: mine.map((p) => p.status) });
 
   // A task=required tool, which the client calls as a task by itself.
   const req = await session.callTool("failing_job", {});
