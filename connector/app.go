@@ -85,6 +85,12 @@ type Tool struct {
 	// Task says whether the tool runs as a task (tasks.go): TaskNever (the
 	// zero value), TaskOptional or TaskRequired.
 	Task TaskSupport
+	// TaskAsksFirst (//mcpgen:tool task askfirst): for a client that
+	// declared the tasks extension, the handler runs in the tools/call
+	// itself and asks its questions as a multi-round trip; the task is
+	// created when it calls mcpgen.StartTask (tasks_first.go). Without
+	// it, the task is created before the handler runs.
+	TaskAsksFirst bool
 }
 
 // ResourceHandler binds the template variables (nil for a fixed URI) into

@@ -189,6 +189,10 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		params := &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: req.Params.Name, Arguments: req.Params.Arguments}
+		if t.def.TaskAsksFirst {
+			tr.askFirst(w, r, req.ID, t, params, req.Params.RequestState, req.Params.InputResponses) // tasks_first.go
+			return
+		}
 		rec, err := tr.create(r, t, subject(r), params, nil)
 		if err != nil {
 			tr.reply(w, req.ID, nil, err)
@@ -297,16 +301,9 @@ func (tr *taskRunner) orphaned(ctx context.Context, rec store.Task) store.Task {
 // handler (in session ss, nil under 2026-07-28); the record is in the
 // store before the client learns the task's id.
 func (tr *taskRunner) create(r *http.Request, t *tool, owner string, params *mcp.CallToolParamsRaw, ss *mcp.ServerSession) (store.Task, error) {
-	now := time.Now().UTC()
-	rec := store.Task{ID: rand.Text(), Owner: owner, Status: store.TaskWorking,
-		Created: now, Updated: now, TTL: taskTTL, Lease: now.Add(tr.lease)}
-	if err := tr.store.Create(r.Context(), rec); err != nil {
-		if errors.Is(err, store.ErrFull) {
-			// Nothing ran: the client may try again once tasks finish.
-			tr.s.logger.Warn("task refused: the task store is full", "tool", t.def.Name, "err", err)
-			return rec, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: "too many tasks are kept for this caller; try again later"}
-		}
-		return rec, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "creating the task: " + err.Error()}
+	rec, err := tr.newTask(r.Context(), t, owner)
+	if err != nil {
+		return rec, err
 	}
 	// The task outlives the request: it keeps the request's values (the
 	// caller's identity), not its cancellation.
@@ -317,11 +314,7 @@ func (tr *taskRunner) create(r *http.Request, t *tool, owner string, params *mcp
 	tr.start(rec.ID, rt)
 	call := &mcp.CallToolRequest{Session: ss, Params: params,
 		Extra: &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header.Clone()}}
-	ctx = taskctx.WithProgress(ctx, func(msg string) {
-		if msg != "" {
-			tr.edit(rec.ID, store.TaskUpdate{Message: msg, IfStatus: store.TaskWorking})
-		}
-	})
+	ctx = taskctx.WithProgress(ctx, tr.progress(func() string { return rec.ID }))
 	go func() {
 		defer stop()
 		defer tr.stopped(rec.ID)
@@ -329,6 +322,32 @@ func (tr *taskRunner) create(r *http.Request, t *tool, owner string, params *mcp
 		tr.run(ctx, t, rec.ID, rt, call)
 	}()
 	return rec, nil
+}
+
+// newTask stores a new working task of owner for a call of t.
+func (tr *taskRunner) newTask(ctx context.Context, t *tool, owner string) (store.Task, error) {
+	now := time.Now().UTC()
+	rec := store.Task{ID: rand.Text(), Owner: owner, Status: store.TaskWorking,
+		Created: now, Updated: now, TTL: taskTTL, Lease: now.Add(tr.lease)}
+	if err := tr.store.Create(ctx, rec); err != nil {
+		if errors.Is(err, store.ErrFull) {
+			// Nothing ran: the client may try again once tasks finish.
+			tr.s.logger.Warn("task refused: the task store is full", "tool", t.def.Name, "err", err)
+			return rec, &jsonrpc.Error{Code: wire.CodeRetryLater, Message: "too many tasks are kept for this caller; try again later"}
+		}
+		return rec, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "creating the task: " + err.Error()}
+	}
+	return rec, nil
+}
+
+// progress records a handler's progress as the status message of its
+// task, whose id is id() ("" while it has none: then it is dropped).
+func (tr *taskRunner) progress(id func() string) func(msg string) {
+	return func(msg string) {
+		if tid := id(); msg != "" && tid != "" {
+			tr.edit(tid, store.TaskUpdate{Message: msg, IfStatus: store.TaskWorking})
+		}
+	}
 }
 
 // start registers a task running here; with the first one, it starts
@@ -458,47 +477,61 @@ func (tr *taskRunner) deliver(data []byte) {
 func (tr *taskRunner) run(ctx context.Context, t *tool, id string, rt *runningTask, call *mcp.CallToolRequest) {
 	for {
 		res, err := t.handle(ctx, call)
-		if ctx.Err() != nil {
-			u := store.TaskUpdate{Status: store.TaskCancelled, Message: context.Cause(ctx).Error()}
-			if !errors.Is(context.Cause(ctx), errTaskCancelled) {
-				u.Status = store.TaskFailed
-				u.Result, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: u.Message})
-			}
-			tr.edit(id, u)
+		if !tr.settle(ctx, id, rt, call, res, err) {
 			return
 		}
-		if err != nil {
-			var we *jsonrpc.Error
-			if !errors.As(err, &we) {
-				we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-			}
-			u := store.TaskUpdate{Status: store.TaskFailed, Message: we.Message}
-			u.Result, _ = json.Marshal(we)
-			tr.edit(id, u)
-			return
-		}
-		if res != nil && len(res.InputRequests) > 0 {
-			answers, ok := tr.wait(ctx, id, rt, res.InputRequests)
-			if !ok {
-				continue // cancelled: the next round reports it
-			}
-			call.Params.RequestState, call.Params.InputResponses = res.RequestState, answers
-			continue
-		}
-		result, merr := json.Marshal(res)
-		if merr != nil {
-			e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: merr.Error()})
-			tr.edit(id, store.TaskUpdate{Status: store.TaskFailed, Message: merr.Error(), Result: e})
-			return
-		}
-		if !bytes.Contains(result, []byte(`"resultType"`)) && len(result) > 1 {
-			// The inlined result is a complete CallToolResult of 2026-07-28.
-			result = append([]byte(`{"resultType":"complete",`), result[1:]...)
-			if string(result) == `{"resultType":"complete",}` {
-				result = []byte(`{"resultType":"complete"}`)
-			}
-		}
-		tr.edit(id, store.TaskUpdate{Status: store.TaskCompleted, Result: result})
-		return
 	}
+}
+
+// settle records in the task what one run of its handler ended with;
+// true when the handler must run again: it asked questions, call now
+// carries their answers (or the task was cancelled meanwhile, which the
+// next run reports).
+func (tr *taskRunner) settle(ctx context.Context, id string, rt *runningTask, call *mcp.CallToolRequest, res *mcp.CallToolResult, err error) bool {
+	if ctx.Err() != nil {
+		u := store.TaskUpdate{Status: store.TaskCancelled, Message: context.Cause(ctx).Error()}
+		if !errors.Is(context.Cause(ctx), errTaskCancelled) {
+			u.Status = store.TaskFailed
+			u.Result, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: u.Message})
+		}
+		tr.edit(id, u)
+		return false
+	}
+	if err != nil {
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) {
+			we = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		u := store.TaskUpdate{Status: store.TaskFailed, Message: we.Message}
+		u.Result, _ = json.Marshal(we)
+		tr.edit(id, u)
+		return false
+	}
+	if res != nil && len(res.InputRequests) > 0 {
+		answers, ok := tr.wait(ctx, id, rt, res.InputRequests)
+		if ok {
+			call.Params.RequestState, call.Params.InputResponses = res.RequestState, answers
+		}
+		return true
+	}
+	result, merr := json.Marshal(res)
+	if merr != nil {
+		e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: merr.Error()})
+		tr.edit(id, store.TaskUpdate{Status: store.TaskFailed, Message: merr.Error(), Result: e})
+		return false
+	}
+	tr.edit(id, store.TaskUpdate{Status: store.TaskCompleted, Result: completeResult(result)})
+	return false
+}
+
+// completeResult marks a CallToolResult as complete, as 2026-07-28
+// inlines it in tasks/get.
+func completeResult(result []byte) []byte {
+	if !bytes.Contains(result, []byte(`"resultType"`)) && len(result) > 1 {
+		result = append([]byte(`{"resultType":"complete",`), result[1:]...)
+		if string(result) == `{"resultType":"complete",}` {
+			result = []byte(`{"resultType":"complete"}`)
+		}
+	}
+	return result
 }

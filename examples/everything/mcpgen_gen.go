@@ -429,6 +429,19 @@ func mcpgenApp() *mcpgenconnector.App {
 				},
 			},
 			{
+				Name:          "test_tool_with_task",
+				Title:         "Questions, then a task",
+				Description:   "Asks the user's name first, as a multi-round trip (no task\nyet); once answered it becomes a task, which greets them.",
+				InputSchema:   `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`,
+				Annotations:   mcpgenconnector.Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: true},
+				Task:          mcpgenconnector.TaskRequired,
+				TaskAsksFirst: true,
+				Result:        mcpgenconnector.ResultText,
+				Handler: func(mcpgenCtx context.Context, mcpgenArgs json.RawMessage) (any, error) {
+					return TestToolWithTask(mcpgenCtx)
+				},
+			},
+			{
 				Name:        "test_trigger_prompt_change",
 				Title:       "Toggle a prompt",
 				Description: "Takes test_optional_prompt off the prompt list, or puts\nit back, so clients see notifications/prompts/list_changed.",

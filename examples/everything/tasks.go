@@ -100,3 +100,22 @@ func MultiInput(ctx context.Context) (string, error) {
 	}
 	return fmt.Sprintf("%s likes %s.", n.Name, c.Color), nil
 }
+
+// Asks the user's name first, as a multi-round trip (no task
+// yet); once answered it becomes a task, which greets them.
+//
+//mcpgen:tool readonly task=required askfirst title="Questions, then a task"
+func TestToolWithTask(ctx context.Context) (string, error) {
+	n, action, err := mcpgen.Elicit[Name](mcpgen.InputKey(ctx, "user_name"), "What is your name?")
+	if err != nil {
+		return "", err
+	}
+	if err := mcpgen.StartTask(ctx); err != nil {
+		return "", err
+	}
+	mcpgen.Progress(ctx, 0, 0, "greeting "+n.Name)
+	if action != mcpgen.Accept {
+		return "No name given (" + string(action) + ").", nil
+	}
+	return "Hello, " + n.Name + "! (from a task)", nil
+}

@@ -76,6 +76,7 @@ func TestParseErrors(t *testing.T) {
 		{`//mcpgen:prompt readonly`, []string{`17: unknown option "readonly" for //mcpgen:prompt`}},
 		{`//mcpgen:tool task=always`, []string{`20: invalid task="always"`}},
 		{`//mcpgen:prompt task`, []string{`17: unknown option "task" for //mcpgen:prompt`}},
+		{`//mcpgen:tool askfirst`, []string{`15: askfirst needs task`}},
 		// Several mistakes on one line are all reported.
 		{`//mcpgen:tool readonyl timeout=x name=a!`, []string{`15: unknown option`, `32: invalid timeout`, `39: invalid name`}},
 	} {
@@ -106,7 +107,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // TestTaskOption checks the forms of task= a tool accepts, and that the
 // list of valid options names it.
 func TestTaskOption(t *testing.T) {
-	for _, text := range []string{`//mcpgen:tool readonly task`, `//mcpgen:tool task=required`, `//mcpgen:tool task=optional`} {
+	for _, text := range []string{`//mcpgen:tool readonly task`, `//mcpgen:tool task=required`, `//mcpgen:tool task=optional`, `//mcpgen:tool task askfirst`} {
 		var diags diag.List
 		if _, ok := Parse(text, at, &diags); !ok || len(diags) != 0 {
 			t.Errorf("%s: %s", text, diags.Render(""))

@@ -54,6 +54,7 @@ var options = map[Kind]map[string]optSpec{
 		"scope":       {scopeValue, `"notes:write"`},
 		"ratelimit":   {rateValue, "10/1m"},
 		"task":        {taskValue, "required"},
+		"askfirst":    {flag, ""},
 	},
 	KindResource: {
 		"uri":   {uriValue, "file:///notes/{id}"},
@@ -115,6 +116,11 @@ func check(d *Directive, diags *diag.List) {
 		}
 	}
 	switch d.Kind {
+	case KindTool:
+		if o, ok := d.Lookup("askfirst"); ok && !d.Has("task") {
+			diags.Errorf(o.Pos, "missing-option", "add task, e.g. //mcpgen:tool task askfirst",
+				"askfirst needs task: only a task tool asks its questions before its task is created")
+		}
 	case KindResource:
 		if !d.Has("uri") {
 			diags.Errorf(d.Pos, "missing-option", "add uri=..., e.g. //mcpgen:resource uri=file:///notes/{id}", "//mcpgen:resource needs uri=")

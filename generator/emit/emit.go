@@ -218,6 +218,9 @@ func tool(p *ir.Project, t ir.Tool) jen.Code {
 	case "required":
 		fields = append(fields, jen.Id("Task").Op(":").Qual(connectorPkg, "TaskRequired"))
 	}
+	if t.TaskAsksFirst {
+		fields = append(fields, jen.Id("TaskAsksFirst").Op(":").True())
+	}
 	fields = append(fields, jen.Id("Result").Op(":").Add(resultKind(t.Sig.Kind)))
 
 	var body []jen.Code

@@ -248,6 +248,10 @@ type Tool struct {
 	// supports tasks) or "required" (task=required: only as a task); ""
 	// for a tool that always answers at once.
 	Task string `json:"task,omitempty"`
+	// TaskAsksFirst (askfirst): the handler asks its questions before its
+	// task is created, as a multi-round trip, and creates it with
+	// mcpgen.StartTask.
+	TaskAsksFirst bool `json:"taskAsksFirst,omitempty"`
 	// NeverAsks is set when the handler was proved to send the client no
 	// request during a call (see generator/parse's asks.go): the runtime
 	// then answers its calls on the fast path in every session.

@@ -302,6 +302,7 @@ func (p *parser) tool(h *handler) (ir.Tool, bool) {
 		if o.Value == "required" {
 			t.Task = "required"
 		}
+		t.TaskAsksFirst = d.Has("askfirst")
 	}
 	ok := true
 	if o, has := d.Lookup("ui"); has && !p.hasView(o.Value) {

@@ -34,7 +34,6 @@ var ScenariosNext = []string{
 // take it off this list (and docs/conformance.md) then.
 var failingNext = map[string]string{
 	"tasks-status-notifications": "the suite has not rewritten it for subscriptions/listen yet (where mcpgen sends notifications/tasks): it checks nothing",
-	"tasks-mrtr-composition":     "a task tool cannot yet ask its questions as a multi-round trip before its task is created",
 }
 
 // TestConformanceNext runs every server scenario of the 2026-07-28

@@ -32,3 +32,22 @@ func Progress(ctx context.Context, msg string) bool {
 // clients such as the inspector and mcpgentest read it here to offer a
 // task tool as a task.
 const MetaKey = "mcpgen/task"
+
+type startKey struct{}
+
+// WithStart returns ctx carrying start, which creates the task of a call
+// whose handler asks its questions before its task is created
+// (//mcpgen:tool task askfirst): the connector puts it there, and
+// mcpgen.StartTask calls it.
+func WithStart(ctx context.Context, start func() error) context.Context {
+	return context.WithValue(ctx, startKey{}, start)
+}
+
+// Start creates the task of the call ctx serves, if it waits for one;
+// nil when ctx serves no such call, or its task exists already.
+func Start(ctx context.Context) error {
+	if start, ok := ctx.Value(startKey{}).(func() error); ok {
+		return start()
+	}
+	return nil
+}
