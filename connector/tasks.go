@@ -260,10 +260,26 @@ func (tr *taskRunner) lookup(r *http.Request, id string) (store.Task, error) {
 	return tr.lookupAs(r.Context(), subject(r), id)
 }
 
+// visibleTo reports whether a task owned by recOwner may be seen by a
+// caller who would own their tasks as owner. With authorization, owners
+// are token subjects and must match. Without, a task is whoever holds its
+// unguessable id's, from any session on any replica: its owner ("" for a
+// 2026-07-28 request, "session ID" for a 2025-11-25 session, whose
+// tasks/list shows only its own) only scopes listing.
+func visibleTo(recOwner, owner string) bool {
+	return recOwner == owner || (anonymousOwner(recOwner) && anonymousOwner(owner))
+}
+
+// anonymousOwner reports whether owner is that of a caller without
+// authorization.
+func anonymousOwner(owner string) bool {
+	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
+}
+
 // lookupAs is lookup for the caller owner (a store.Task's Owner).
 func (tr *taskRunner) lookupAs(ctx context.Context, owner, id string) (store.Task, error) {
 	rec, err := tr.store.Get(ctx, id)
-	if err == nil && rec.Owner != owner {
+	if err == nil && !visibleTo(rec.Owner, owner) {
 		err = store.ErrNotFound
 	}
 	if errors.Is(err, store.ErrNotFound) {

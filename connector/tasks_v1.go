@@ -20,8 +20,9 @@ package connector
 // The tasks are the same as 2026-07-28's: the same records in the store,
 // the same runner, lease, cancel and Bus, so that any replica sharing the
 // store answers for any task. Who may see a task: with authorization on,
-// the token subject that created it (in any session); without, the
-// session that created it.
+// the token subject that created it (in any session); without, whoever
+// holds its id, from any session, while tasks/list lists only the tasks
+// of the session that created them (visibleTo).
 
 import (
 	"context"
@@ -103,7 +104,7 @@ func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string
 	}
 	owner := subject(r)
 	if owner == "" {
-		owner = "session " + sid // without authorization, a task is its session's
+		owner = sessionOwnerPrefix + sid // without authorization: listed in its session only
 	}
 	ctx := r.Context()
 	p := &req.Params
@@ -183,6 +184,10 @@ func taskV1(rec store.Task) map[string]any {
 
 // listV1 answers tasks/list: the caller's tasks, newest first, a page at
 // a time.
+// sessionOwnerPrefix starts the owner of a task created without
+// authorization in a 2025-11-25 session: "session " and the session's id.
+const sessionOwnerPrefix = "session "
+
 func (tr *taskRunner) listV1(ctx context.Context, owner, cursor string) (map[string]any, error) {
 	size := tr.s.opts.pageSize
 	if size <= 0 {
