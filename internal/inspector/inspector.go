@@ -108,6 +108,8 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /_mcpgen/status", s.currentStatus)
 	s.mux.HandleFunc("GET /_mcpgen/events", s.events)
 	s.mux.HandleFunc("POST /_mcpgen/views", s.storeView)
+	// The redirect URI of the app's OAuth sign-in: the app finishes it.
+	s.mux.HandleFunc("GET /_mcpgen/oauth/callback", s.index)
 	s.mux.HandleFunc("/_mcpgen/", http.NotFound)
 	s.mux.HandleFunc("/", s.index)
 	return s, nil

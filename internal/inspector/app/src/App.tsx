@@ -6,6 +6,7 @@
 import React from "react";
 import type { Client } from "@modelcontextprotocol/client";
 import { authProblem, connect, getToken, listAll, setToken, viewURI, type AuthProblem, type Lists } from "./mcp";
+import * as oauth from "./oauth";
 import { Fields, initial, validate } from "./form";
 import { presets, type DisplayMode, type Emulation, type HostName, type Theme, type Width } from "./presets";
 import { ViewHost, type AppStatus } from "./viewhost";
@@ -624,7 +625,8 @@ export function App() {
           {connError && <button onClick={() => location.reload()}>Reconnect</button>}
           {getToken() && (
             <button
-              onClick={() => {
+              onClick={async () => {
+                await oauth.signOut();
                 setToken("");
                 location.reload();
               }}
@@ -1096,7 +1098,13 @@ function ProtocolPanel() {
 // in this tab's sessionStorage and sent with every request.
 function SignIn({ problem, detail }: { problem: AuthProblem; detail: string }) {
   const [token, setValue] = React.useState("");
+  const [oauthError, setOAuthError] = React.useState("");
+  const [starting, setStarting] = React.useState(false);
   const had = getToken() !== "";
+  // A 401 naming its protected-resource metadata (RFC 9728) means the
+  // server can say where to sign in: the inspector offers to do it.
+  const challenge = oauth.lastChallenge();
+  const canOAuth = problem === "unauthorized" && !!challenge?.resourceMetadata;
   let why: string;
   if (problem === "forbidden") {
     why =
@@ -1123,6 +1131,34 @@ function SignIn({ problem, detail }: { problem: AuthProblem; detail: string }) {
     >
       <h2>Sign in</h2>
       <p className="err">{why}</p>
+      {canOAuth && (
+        <div className="oauth">
+          <p className="muted">
+            The server names its authorization server ({challenge!.resourceMetadata}): the inspector can register itself there and sign you in
+            (authorization code with PKCE), then refresh the token when it expires.
+          </p>
+          <button
+            type="button"
+            disabled={starting}
+            onClick={() => {
+              setStarting(true);
+              setOAuthError("");
+              oauth.signIn().catch((e) => {
+                setOAuthError(String(e?.message ?? e));
+                setStarting(false);
+              });
+            }}
+          >
+            Sign in with OAuth
+          </button>
+          {oauthError && (
+            <p className="err" data-testid="oauth-error">
+              {oauthError}
+            </p>
+          )}
+          <p className="muted">Or paste a token:</p>
+        </div>
+      )}
       <p className="muted">
         The token stays in this tab (sessionStorage) and goes with every request as <code>Authorization: Bearer</code>. ({detail})
       </p>

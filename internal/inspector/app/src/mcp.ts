@@ -3,6 +3,7 @@
 // traffic recorded in the protocol log.
 
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import * as oauth from "./oauth";
 import { tap } from "./protocol";
 
 export interface Lists {
@@ -38,10 +39,21 @@ export async function connect(
   client.setRequestHandler("sampling/createMessage", async (req: any) => (await sample(req.params)) as any);
   // Notifications are observed on the transport, not through the client's
   // handlers: AppBridge takes those over to forward them to the view.
-  // A bearer token the user pasted (a server run with --auth-issuer) goes
-  // with every request; without one the server's 401 becomes an
+  // A bearer token (pasted, or from an OAuth sign-in: oauth.ts) goes with
+  // every request. On a 401 the challenge is noted (its resource_metadata
+  // is where an OAuth sign-in starts), a refresh token is used when held
+  // (the transport then retries once), and otherwise the error is an
   // UnauthorizedError, which the app turns into its sign-in panel.
-  const authProvider = { token: async () => getToken() || undefined };
+  const authProvider = {
+    token: async () => getToken() || undefined,
+    onUnauthorized: async (ctx: { response: Response }) => {
+      oauth.noteChallenge(ctx.response.headers.get("WWW-Authenticate"));
+      if (await oauth.refresh()) return;
+      const err = new Error("Unauthorized (401): " + (ctx.response.headers.get("WWW-Authenticate") ?? "no token"));
+      err.name = "UnauthorizedError";
+      throw err;
+    },
+  };
   const transport = tap(new StreamableHTTPClientTransport(new URL("/mcp", location.href), { authProvider }), "server", (m) => {
     switch (m?.method) {
       case "notifications/tools/list_changed":

@@ -7,6 +7,7 @@
 // recorded in the protocol log like the client's.
 
 import { getToken } from "./mcp";
+import * as oauth from "./oauth";
 import * as protocol from "./protocol";
 
 export const TASKS = "io.modelcontextprotocol/tasks";
@@ -71,10 +72,16 @@ export async function request(method: string, name: string, params: Record<strin
     "Mcp-Method": method,
     "Mcp-Name": name,
   };
-  const token = getToken();
-  if (token) headers.Authorization = `Bearer ${token}`;
+  const send = () => {
+    const token = getToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    return fetch(new URL("/mcp", location.href), { method: "POST", headers, body: JSON.stringify(msg) });
+  };
   protocol.record("server", "send", msg);
-  const res = await fetch(new URL("/mcp", location.href), { method: "POST", headers, body: JSON.stringify(msg) });
+  let res = await send();
+  if (res.status === 401 || res.status === 403) oauth.noteChallenge(res.headers.get("WWW-Authenticate"));
+  // An expired OAuth access token is refreshed once (oauth.ts).
+  if (res.status === 401 && (await oauth.refresh())) res = await send();
   let text = await res.text();
   if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
     // The answer is the stream's last message; notifications may come first.
