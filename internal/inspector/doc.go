@@ -33,6 +33,7 @@
 //	GET  /_mcpgen/status     the current Status: the build's diagnostics
 //	GET  /_mcpgen/events     the Status as server-sent events ("status"), now and on every change
 //	POST /_mcpgen/views      {"html", "csp"} → {"path"}: a view document for the sandbox
+//	GET  /_mcpgen/oauth/callback  the app again: the redirect URI of its OAuth sign-in
 //
 // On the sandbox origin: GET /view/{id}, the stored document with its CSP.
 //
@@ -60,6 +61,13 @@
 //     completed|failed|cancelled" and data-task-id, its status message is
 //     [data-testid="task-message"], and its cancel button is named "Cancel
 //     task".
+//   - Sign-in: on a 401 the panel's token box is labelled "bearer token" and
+//     its button is named "Sign in"; when the 401 names resource_metadata,
+//     a button named "Sign in with OAuth" starts authorization code with
+//     PKCE, whose redirect URI is /_mcpgen/oauth/callback on the app's
+//     origin; a failure to start or finish it is [data-testid="oauth-error"].
+//     The access token is sessionStorage "mcpgen.inspector.token" (pasted
+//     or from OAuth); "Sign out" forgets it.
 //
 // # Fixtures
 //

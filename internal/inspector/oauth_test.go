@@ -80,8 +80,12 @@ type syncLog struct {
 	buf bytes.Buffer
 }
 
-func (l *syncLog) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.Write(p) }
-func (l *syncLog) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+func (l *syncLog) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
 
 // TestInspectorOAuthSignIn serves the inspector on the origin of a
 // connector that is its own authorization server (WithAuthUpstream, as
