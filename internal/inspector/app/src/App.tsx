@@ -1116,7 +1116,7 @@ function SignIn({ problem, detail }: { problem: AuthProblem; detail: string }) {
       "(--auth-issuer, --public-url). Get a new one from your authorization server and paste it here.";
   } else {
     why =
-      "The server requires a bearer token (it runs with --auth-issuer). Get an access token for it from your authorization " +
+      "The server requires a bearer token (it runs with --auth-issuer or --auth-upstream). Get an access token for it from your authorization " +
       "server (see docs/auth.md) and paste it here.";
   }
   return (
