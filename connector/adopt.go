@@ -27,8 +27,11 @@ import (
 // request's, first replays that initialize (under the same id) and
 // notifications/initialized into its own handler. The session then lives
 // on this replica too, with the client's capabilities and protocol
-// version; what the client set later in the session on another replica
-// (its log level, resources/subscribe) is not carried over.
+// version, and with what the client set later in the session on any
+// replica, which the record keeps too: its subscriptions (adoptsubs.go)
+// and its log level (adoptlevel.go). A notifications/cancelled and a
+// client's answer to a question reach the replica serving the request
+// they concern over the store's Bus (adoptcancel.go, adoptanswers.go).
 type adopter struct {
 	// mu is held while a session is created, whether new (an
 	// initialize) or adopted, so that the id pending for an adoption is
@@ -37,6 +40,7 @@ type adopter struct {
 	pending atomic.Pointer[string]
 	touched sync.Map // session id -> time.Time of the last TTL refresh here
 	subs    subsState
+	levels  levelState
 }
 
 // nextSessionID is the go-sdk's ServerOptions.GetSessionID: the id of the
@@ -81,9 +85,18 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 				// The call that asked may run on another replica
 				// (adoptanswers.go).
 				defer s.forwardAnswer(r, id, body)
+			} else if reqID := cancelledID(body); reqID != nil {
+				// The request it cancels may run on another replica
+				// (adoptcancel.go).
+				defer s.forwardCancel(r, id, body, reqID)
 			} else {
-				defer s.inflight(r, id)()
+				defer s.inflight(r, id, body)()
 			}
+		}
+		if r.Method != http.MethodDelete {
+			// A log level the client chose on another replica
+			// (adoptlevel.go).
+			s.applyLevel(next, r, id)
 		}
 		next.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {
@@ -91,6 +104,7 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 				s.logger.Warn("session record not deleted from the store", "session", id, "err", err)
 			}
 			s.adopt.touched.Delete(id)
+			s.forgetLevel(id)
 		}
 	})
 }
@@ -120,21 +134,51 @@ func (s *Server) recordSession(w http.ResponseWriter, r *http.Request, next http
 		next.ServeHTTP(w, r)
 		return
 	}
+	// The record is written before the answer leaves: a client may send
+	// its next request to another replica as soon as it has the id.
+	rw := &recordFirst{ResponseWriter: w, record: func(id string) {
+		data, _ := json.Marshal(sessionData{Init: body})
+		rec := store.Session{ID: id, Subject: requestSubject(r), Caller: sessionCaller(r), Data: data}
+		if err := s.state.Sessions().Create(r.Context(), rec, s.recordTTL()); err != nil {
+			s.logger.Warn("session not recorded in the store: only this replica can serve it", "session", id, "err", err)
+			return
+		}
+		s.adopt.touched.Store(id, time.Now())
+	}}
 	s.adopt.mu.Lock()
-	next.ServeHTTP(w, r)
+	next.ServeHTTP(rw, r)
+	rw.before()
 	s.adopt.mu.Unlock()
-	id := w.Header().Get("Mcp-Session-Id")
-	if id == "" {
-		return
-	}
-	data, _ := json.Marshal(sessionData{Init: body})
-	rec := store.Session{ID: id, Subject: requestSubject(r), Caller: sessionCaller(r), Data: data}
-	if err := s.state.Sessions().Create(r.Context(), rec, s.recordTTL()); err != nil {
-		s.logger.Warn("session not recorded in the store: only this replica can serve it", "session", id, "err", err)
-		return
-	}
-	s.adopt.touched.Store(id, time.Now())
 }
+
+// recordFirst is the ResponseWriter of an initialize: before the first
+// byte of the answer, when the answer names a new session, it records it.
+type recordFirst struct {
+	http.ResponseWriter
+	once   sync.Once
+	record func(id string)
+}
+
+func (w *recordFirst) before() {
+	w.once.Do(func() {
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			w.record(id)
+		}
+	})
+}
+
+func (w *recordFirst) WriteHeader(code int) { w.before(); w.ResponseWriter.WriteHeader(code) }
+
+func (w *recordFirst) Write(p []byte) (int, error) { w.before(); return w.ResponseWriter.Write(p) }
+
+func (w *recordFirst) Flush() {
+	w.before()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *recordFirst) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // recordTTL is how long a session record lives without being touched.
 func (s *Server) recordTTL() time.Duration {
@@ -218,5 +262,9 @@ func (s *Server) adoptSession(r *http.Request, id string, next http.Handler) {
 	replay(next, r, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), id)
 	s.adopt.touched.Store(id, time.Now())
 	s.applySubs(next, r, id, data.Subs)
+	if data.Level != "" {
+		s.adopt.levels.mark(id, data.Level)
+		s.replayLevel(next, r, id, data.Level)
+	}
 	s.logger.Debug("session adopted from the store", "session", id)
 }

@@ -26,19 +26,21 @@ func isClientAnswer(body []byte) bool {
 	return json.Unmarshal(body, &m) == nil && m.Method == nil && m.ID != nil
 }
 
-// inflight registers r as a request of session id being served here, and
-// returns the function that unregisters it: an answer routed here is
-// replayed within the context (so with the token) of one of them.
-func (s *Server) inflight(r *http.Request, id string) func() {
+// inflight registers r, whose body is body, as a request of session id
+// being served here, and returns the function that unregisters it: an
+// answer routed here is replayed within the context (so with the token) of
+// one of them, and a notifications/cancelled relayed here finds the
+// request it names by the JSON-RPC id in its body (adoptcancel.go).
+func (s *Server) inflight(r *http.Request, id string, body []byte) func() {
 	st := &s.adopt.subs
 	st.mu.Lock()
 	if st.inflight == nil {
-		st.inflight = map[string]map[*http.Request]bool{}
+		st.inflight = map[string]map[*http.Request][]byte{}
 	}
 	if st.inflight[id] == nil {
-		st.inflight[id] = map[*http.Request]bool{}
+		st.inflight[id] = map[*http.Request][]byte{}
 	}
-	st.inflight[id][r] = true
+	st.inflight[id][r] = body
 	st.mu.Unlock()
 	return func() {
 		st.mu.Lock()

@@ -14,22 +14,26 @@ import (
 // session's subscriptions changed; the message is the session id.
 const topicSessionSubs = "session-subscriptions"
 
-// sessionData is a session's record in the store: its initialize request
-// and the resources it subscribed to (2025 resources/subscribe), which
-// every replica's copy of the session needs to notify the client on the
-// GET stream it holds.
+// sessionData is a session's record in the store: its initialize request,
+// the resources it subscribed to (2025 resources/subscribe), which every
+// replica's copy of the session needs to notify the client on the GET
+// stream it holds, and its log level.
 type sessionData struct {
 	Init json.RawMessage `json:"init"`
 	Subs []string        `json:"subs,omitempty"`
+	// Level is the log level the client chose (logging/setLevel), on
+	// whichever replica: every replica's copy of the session sends the
+	// handlers' log messages from it on (adoptlevel.go).
+	Level string `json:"level,omitempty"`
 }
 
 // subsState is this replica's view of the sessions' subscriptions: which
 // ones its copy of each session holds, and the open GET streams.
 type subsState struct {
 	mu       sync.Mutex
-	applied  map[string][]string      // session id -> URIs subscribed here
-	streams  map[string]*http.Request // session id -> its open GET stream
-	inflight map[string]map[*http.Request]bool
+	applied  map[string][]string                 // session id -> URIs subscribed here
+	streams  map[string]*http.Request            // session id -> its open GET stream
+	inflight map[string]map[*http.Request][]byte // session id -> its requests served here, with their bodies
 	next     http.Handler
 }
 

@@ -1,5 +1,10 @@
 package connector
 
+import (
+	"context"
+	"time"
+)
+
 // SessionCount returns how many sessions s has open, for tests.
 func SessionCount(s *Server) int {
 	n := 0
@@ -27,3 +32,17 @@ const CardMediaType = cardMediaType
 
 // WithDevFront is withDevFront, for tests outside the package.
 var WithDevFront = withDevFront
+
+// RunRelay runs s's relay between replicas (notify.go) until ctx is done,
+// as serving over HTTP does, and returns once it is subscribed to the
+// store's Bus, for tests that serve s.Handler() themselves.
+func RunRelay(t interface{ Fatal(...any) }, ctx context.Context, s *Server) {
+	go s.runRelay(ctx)
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.relay.running.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the relay did not subscribe to the store's Bus")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -58,7 +58,7 @@ func (s *Server) runRelay(ctx context.Context) {
 	}
 	failing := false
 	for ctx.Err() == nil {
-		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated, topicSessionSubs, topicSessionAnswers)
+		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated, topicSessionSubs, topicSessionAnswers, topicSessionCancel, topicSessionLevel)
 		if err != nil {
 			if !failing && ctx.Err() == nil {
 				s.logger.Warn("notifications reach only this replica's subscribers until the store is back", "err", err)
@@ -83,6 +83,10 @@ func (s *Server) runRelay(ctx context.Context) {
 				go s.syncSubs(string(m.Data)) // adoptsubs.go
 			case topicSessionAnswers:
 				go s.deliverAnswer(m.Data) // adoptanswers.go
+			case topicSessionCancel:
+				go s.deliverCancel(m.Data) // adoptcancel.go
+			case topicSessionLevel:
+				s.deliverLevel(m.Data) // adoptlevel.go: in order, the last level wins
 			}
 		}
 		s.relay.running.Store(false)

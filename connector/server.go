@@ -170,6 +170,7 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	s.use(s.protocolErrors) // wire.go
 	s.sessions = newSessionTable(o.maxSessions, o.maxSessionsPerCaller, o.sessionIdle, o.logger)
 	s.mcp.AddReceivingMiddleware(s.sessions.bindSessions) // sessions.go: only initialize
+	s.mcp.AddReceivingMiddleware(s.shareLevel)            // adoptlevel.go: only logging/setLevel
 
 	var errs errList
 	for _, v := range app.Views {
@@ -378,7 +379,10 @@ func (d fastDispatcher) Context(ctx context.Context, id json.RawMessage, sink fu
 	return ctx
 }
 
-func (d fastDispatcher) SessionClosed(id string) { d.s.sessions.closed(id) } // sessions.go
+func (d fastDispatcher) SessionClosed(id string) {
+	d.s.sessions.closed(id) // sessions.go
+	d.s.forgetLevel(id)     // adoptlevel.go
+}
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on the
 // process's stdin and stdout until ctx is done or stdin closes.
