@@ -2,6 +2,7 @@ package connector
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -120,16 +121,29 @@ func (s *Server) recordSession(w http.ResponseWriter, r *http.Request, next http
 		next.ServeHTTP(w, r)
 		return
 	}
+	// The record is written before the initialize is served, under the
+	// id the session will get: the answer goes out as an event while the
+	// handler runs, and the client's next request may reach another
+	// replica, which must find the record, before this one returns.
 	s.adopt.mu.Lock()
-	next.ServeHTTP(w, r)
-	s.adopt.mu.Unlock()
-	id := w.Header().Get("Mcp-Session-Id")
-	if id == "" {
-		return
-	}
+	id := rand.Text()
+	s.adopt.pending.Store(&id)
 	data, _ := json.Marshal(sessionData{Init: body})
 	rec := store.Session{ID: id, Subject: requestSubject(r), Caller: sessionCaller(r), Data: data}
-	if err := s.state.Sessions().Create(r.Context(), rec, s.recordTTL()); err != nil {
+	err = s.state.Sessions().Create(r.Context(), rec, s.recordTTL())
+	next.ServeHTTP(w, r)
+	s.adopt.pending.Store(nil)
+	s.adopt.mu.Unlock()
+	if got := w.Header().Get("Mcp-Session-Id"); got != id {
+		// No session was opened (an initialize refused): no record.
+		if err == nil {
+			if err := s.state.Sessions().Delete(context.WithoutCancel(r.Context()), id); err != nil {
+				s.logger.Debug("record of a session not opened not deleted", "session", id, "err", err)
+			}
+		}
+		return
+	}
+	if err != nil {
 		s.logger.Warn("session not recorded in the store: only this replica can serve it", "session", id, "err", err)
 		return
 	}
