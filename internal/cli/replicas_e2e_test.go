@@ -39,7 +39,10 @@ func buildEverything(t *testing.T) string {
 // robin without stickiness over the given MCP endpoints, and returns its
 // MCP endpoint. Each answer names the replica that gave it in the header
 // X-Replica: r0, r1, … in the order of upstreams. It is stopped by its
-// pid when the test ends.
+// pid when the test ends. option http-no-delay makes it forward each
+// event of a stream as it comes: without it HAProxy sends chunked
+// responses with MSG_MORE, and the kernel holds an event stream's
+// events back until the response ends or 200 ms pass.
 func startHAProxy(t *testing.T, upstreams []string) string {
 	t.Helper()
 	bin := testenv.HAProxy(t)
@@ -60,6 +63,7 @@ defaults
     timeout tunnel 60s
     option forwardfor
     option http-server-close
+    option http-no-delay
     option redispatch
     retries 3
 frontend mcp
