@@ -13,54 +13,13 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/connector"
-	"github.com/mcpgen/mcpgen/connector/authserver"
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
-
-// gitHubStandIn answers GitHub's OAuth endpoints for one user: the
-// authorize page signs in at once, the token endpoint checks PKCE and
-// issues gho_real, /user answers for it.
-func gitHubStandIn(t *testing.T) *authserver.Upstream {
-	var mu sync.Mutex
-	challenges := map[string]string{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /login/oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		mu.Lock()
-		challenges["c1"] = q.Get("code_challenge")
-		mu.Unlock()
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code=c1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
-	})
-	mux.HandleFunc("POST /login/oauth/access_token", func(w http.ResponseWriter, r *http.Request) {
-		r.ParseForm()
-		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		mu.Lock()
-		ok := challenges[r.PostForm.Get("code")] == base64.RawURLEncoding.EncodeToString(sum[:])
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if !ok {
-			io.WriteString(w, `{"error":"bad_verification_code"}`)
-			return
-		}
-		io.WriteString(w, `{"access_token":"gho_real","token_type":"bearer","scope":"read:user"}`)
-	})
-	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer gho_real" {
-			http.Error(w, "{}", http.StatusUnauthorized)
-			return
-		}
-		io.WriteString(w, `{"login":"octocat","id":583231,"name":"The Octocat","email":"octo@example.com"}`)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &authserver.Upstream{Name: "github", AuthURL: srv.URL + "/login/oauth/authorize", TokenURL: srv.URL + "/login/oauth/access_token",
-		UserURL: srv.URL + "/user", Scopes: []string{"read:user"}}
-}
 
 // TestAuthUpstream: a connector with WithAuthUpstream signs a user in
 // through the upstream; its handlers see the user and the upstream token,
@@ -85,7 +44,7 @@ func TestAuthUpstream(t *testing.T) {
 	base := "http://" + ln.Addr().String()
 	log := &syncBuffer{}
 	s, err := connector.NewServer(app, connector.WithLogger(quietLogger(log)), connector.WithPublicURL(base),
-		connector.WithAuthUpstream(connector.AuthUpstream{Provider: gitHubStandIn(t), ClientID: "gh", ClientSecret: "s"}))
+		connector.WithAuthUpstream(connector.AuthUpstream{Provider: testenv.GitHubStandIn(t, false), ClientID: "gh", ClientSecret: "s"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,76 +3,21 @@ package inspector_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"html/template"
 	"io"
 	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcpgen/mcpgen/connector"
-	"github.com/mcpgen/mcpgen/connector/authserver"
 	"github.com/mcpgen/mcpgen/internal/inspector"
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
-
-// loginPage is the upstream stand-in's sign-in page: one button.
-var loginPage = template.Must(template.New("login").Parse(`<!doctype html><title>GitHub stand-in</title>
-<form method="post" action="/login"><input type="hidden" name="redirect_uri" value="{{.Redirect}}">
-<input type="hidden" name="state" value="{{.State}}"><input type="hidden" name="challenge" value="{{.Challenge}}">
-<button type="submit">Sign in as octocat</button></form>`))
-
-// upstreamStandIn answers GitHub's OAuth endpoints for one user, with a
-// sign-in page the browser goes through: the token endpoint checks PKCE
-// and issues gho_real, /user answers for it.
-func upstreamStandIn(t *testing.T) *authserver.Upstream {
-	var mu sync.Mutex
-	challenges := map[string]string{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /login/oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		loginPage.Execute(w, map[string]string{"Redirect": q.Get("redirect_uri"), "State": q.Get("state"), "Challenge": q.Get("code_challenge")})
-	})
-	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
-		r.ParseForm()
-		mu.Lock()
-		challenges["c1"] = r.PostForm.Get("challenge")
-		mu.Unlock()
-		http.Redirect(w, r, r.PostForm.Get("redirect_uri")+"?code=c1&state="+url.QueryEscape(r.PostForm.Get("state")), http.StatusFound)
-	})
-	mux.HandleFunc("POST /login/oauth/access_token", func(w http.ResponseWriter, r *http.Request) {
-		r.ParseForm()
-		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		mu.Lock()
-		ok := challenges[r.PostForm.Get("code")] == base64.RawURLEncoding.EncodeToString(sum[:])
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if !ok {
-			io.WriteString(w, `{"error":"bad_verification_code"}`)
-			return
-		}
-		io.WriteString(w, `{"access_token":"gho_real","token_type":"bearer","scope":"read:user"}`)
-	})
-	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer gho_real" {
-			http.Error(w, "{}", http.StatusUnauthorized)
-			return
-		}
-		io.WriteString(w, `{"login":"octocat","id":583231,"name":"The Octocat","email":"octo@example.com"}`)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &authserver.Upstream{Name: "github", AuthURL: srv.URL + "/login/oauth/authorize", TokenURL: srv.URL + "/login/oauth/access_token",
-		UserURL: srv.URL + "/user", Scopes: []string{"read:user"}}
-}
 
 // syncLog is a log the server writes while the test reads it.
 type syncLog struct {
@@ -110,7 +55,7 @@ func TestInspectorOAuthSignIn(t *testing.T) {
 	base := "http://" + ln.Addr().String()
 	logs := &syncLog{}
 	s, err := connector.NewServer(app, connector.WithLogger(slog.New(slog.NewTextHandler(logs, nil))), connector.WithPublicURL(base),
-		connector.WithAuthUpstream(connector.AuthUpstream{Provider: upstreamStandIn(t), ClientID: "gh", ClientSecret: "s"}))
+		connector.WithAuthUpstream(connector.AuthUpstream{Provider: testenv.GitHubStandIn(t, true), ClientID: "gh", ClientSecret: "s"}))
 	if err != nil {
 		t.Fatal(err)
 	}
