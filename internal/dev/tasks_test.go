@@ -1,16 +1,15 @@
 package dev_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/testenv"
 )
 
 // reportGo is a tool that runs as a task: it waits until released by a
@@ -53,28 +52,7 @@ func Report(ctx context.Context, in ReportInput) (string, error) {
 // and returns its JSON-RPC answer.
 func taskRequest(t *testing.T, url, method, name, params string) map[string]any {
 	t.Helper()
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},` +
-		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s,%s}}`, method, params, meta)
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	req.Header.Set("Mcp-Name", name)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if i := bytes.LastIndex(b, []byte("data: ")); i >= 0 {
-		b = b[i+len("data: "):]
-	}
-	var msg map[string]any
-	if err := json.Unmarshal(bytes.TrimSpace(b), &msg); err != nil {
-		t.Fatalf("%s: %v: %s", method, err, b)
-	}
+	_, msg := testenv.TaskPost(t, url, "", method, name, params)
 	return msg
 }
 
