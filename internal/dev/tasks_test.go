@@ -89,23 +89,25 @@ func TestTasksThroughFront(t *testing.T) {
 		}
 		return res
 	}
-	await := func(id, status string) map[string]any {
+	// awaitMsg polls until the task has status (and message, when given).
+	awaitMsg := func(id, status, msg string) map[string]any {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			res := get(id)
-			if res["status"] == status {
+			if res["status"] == status && (msg == "" || res["statusMessage"] == msg) {
 				return res
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("task %s: %v, want %s", id, res, status)
+				t.Fatalf("task %s: %v, want %s %q", id, res, status, msg)
 			}
 		}
 	}
+	await := func(id, status string) map[string]any { t.Helper(); return awaitMsg(id, status, "") }
 
+	// The task is working from its creation; its progress message comes
+	// when the handler reports it.
 	id := create()
-	if res := await(id, "working"); res["statusMessage"] != "writing" {
-		t.Errorf("a working task: %v, want statusMessage \"writing\"", res)
-	}
+	awaitMsg(id, "working", "writing")
 	if err := os.WriteFile(release, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
