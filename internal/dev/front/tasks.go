@@ -1,10 +1,9 @@
 package front
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -63,13 +62,8 @@ func (f *Front) isTaskRequest(h http.Header) bool {
 
 // forwardHTTP sends r to the connector c with the caller's identity and
 // address, as the front's own client sends forwarded calls, and copies the
-// answer back as it comes (an event stream is flushed event by event).
+// answer back as it comes (an event stream event by event).
 func (f *Front) forwardHTTP(w http.ResponseWriter, r *http.Request, c *Conn) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		http.Error(w, "failed to read body: "+err.Error(), http.StatusRequestEntityTooLarge)
-		return
-	}
 	target, err := url.Parse(c.proc.URL())
 	if err != nil {
 		http.Error(w, "mcpgen dev: the connector's address: "+err.Error(), http.StatusBadGateway)
@@ -82,42 +76,22 @@ func (f *Front) forwardHTTP(w http.ResponseWriter, r *http.Request, c *Conn) {
 	if id := authgate.FromTokenInfo(auth.TokenInfoFromContext(r.Context())); id != nil {
 		ctx = context.WithValue(ctx, identityKey{}, id)
 	}
-	out, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(body))
-	if err != nil {
-		http.Error(w, "mcpgen dev: "+err.Error(), http.StatusBadGateway)
-		return
-	}
-	for k, vs := range r.Header {
-		switch http.CanonicalHeaderKey(k) {
-		case "Authorization", "Cookie", "Host", "Content-Length", "Connection":
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out = pr.Out.WithContext(ctx)
+			pr.Out.URL = target
+			pr.Out.Host = target.Host
 			// The front checked the token; the connector trusts the
-			// identity the front's client adds.
-		default:
-			out.Header[k] = vs
-		}
+			// identity the front's client adds (frontTransport).
+			pr.Out.Header.Del("Authorization")
+			pr.Out.Header.Del("Cookie")
+		},
+		Transport:     c.client.Transport,
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, "mcpgen dev: the connector did not answer: "+err.Error(), http.StatusBadGateway)
+		},
 	}
-	resp, err := c.client.Do(out)
-	if err != nil {
-		http.Error(w, "mcpgen dev: the connector did not answer: "+err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	for k, vs := range resp.Header {
-		w.Header()[k] = vs
-	}
-	w.WriteHeader(resp.StatusCode)
-	rc := http.NewResponseController(w)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			rc.Flush()
-		}
-		if err != nil {
-			return
-		}
-	}
+	proxy.ServeHTTP(w, r)
 }
