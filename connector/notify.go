@@ -56,9 +56,16 @@ func (s *Server) runRelay(ctx context.Context) {
 	if !s.sharedStore() {
 		return
 	}
+	topics := []string{topicResourceUpdated, topicSessionSubs, topicSessionAnswers, topicSessionCancel, topicSessionLevel}
+	var inbox chan []byte
+	if s.sharesSSE() {
+		topics = append(topics, topicSSEMessage)
+		inbox = make(chan []byte, sseInbox)
+		go s.serveForwarded(ctx, inbox) // ssepeers.go
+	}
 	failing := false
 	for ctx.Err() == nil {
-		sub, err := s.state.Bus().Subscribe(ctx, topicResourceUpdated, topicSessionSubs, topicSessionAnswers, topicSessionCancel, topicSessionLevel)
+		sub, err := s.state.Bus().Subscribe(ctx, topics...)
 		if err != nil {
 			if !failing && ctx.Err() == nil {
 				s.logger.Warn("notifications reach only this replica's subscribers until the store is back", "err", err)
@@ -87,6 +94,12 @@ func (s *Server) runRelay(ctx context.Context) {
 				go s.deliverCancel(m.Data) // adoptcancel.go
 			case topicSessionLevel:
 				s.deliverLevel(m.Data) // adoptlevel.go: in order, the last level wins
+			case topicSSEMessage:
+				select {
+				case inbox <- m.Data: // served in order
+				default:
+					s.logger.Warn("dropped a message forwarded for an HTTP+SSE session: too many waiting")
+				}
 			}
 		}
 		s.relay.running.Store(false)

@@ -36,9 +36,18 @@ func (s *Server) streams() *msgstream.Transports {
 				return func() { s.sessions.settle(e) }, 0, ""
 			},
 		}
+		if s.sharesSSE() {
+			cfg.Peers = ssePeers{s} // ssepeers.go
+		}
 		s.streamsT = msgstream.New(s.mcp, cfg)
 	})
 	return s.streamsT
+}
+
+// sharesSSE reports whether this server's HTTP+SSE sessions are shared
+// with the other replicas of a shared store.
+func (s *Server) sharesSSE() bool {
+	return s.sharedStore() && !s.opts.stateless && !s.opts.streams.noSSE && s.opts.devFrontKey == ""
 }
 
 // SSEHandler returns the handler of the HTTP+SSE transport of 2024-11-05

@@ -47,6 +47,8 @@ type Transports struct {
 	open     map[string]*msgConn // by session id
 	callers  map[string]int      // open sessions per caller
 	draining bool
+	// holdFailing: the last Peers.Hold failed (logged once per change).
+	holdFailing bool
 }
 
 // Config says how Transports serve.
@@ -68,6 +70,9 @@ type Config struct {
 	WriteTimeout, KeepAlive time.Duration
 	// OnClose is called with a session's id when it ends.
 	OnClose func(id string)
+	// Peers, when set, shares the HTTP+SSE sessions with the other
+	// replicas of a connector (peers.go).
+	Peers Peers
 }
 
 // New returns the transports for srv. Each request
@@ -226,6 +231,11 @@ func (t *Transports) end(c *msgConn, ss *mcp.ServerSession) {
 	t.mu.Unlock()
 	if open && c.release != nil {
 		c.release()
+	}
+	if open && c.kind == "sse" && t.cfg.Peers != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), t.cfg.WriteTimeout)
+		t.cfg.Peers.Release(rctx, c.id)
+		cancel()
 	}
 	if t.cfg.OnClose != nil {
 		t.cfg.OnClose(c.id)

@@ -95,6 +95,7 @@ func (t *Transports) sseStream(w http.ResponseWriter, r *http.Request) {
 	if ss == nil {
 		return
 	}
+	t.hold(r.Context(), c)
 	tick := time.NewTicker(t.cfg.KeepAlive)
 	defer tick.Stop()
 	for {
@@ -110,6 +111,7 @@ func (t *Transports) sseStream(w http.ResponseWriter, r *http.Request) {
 				t.cfg.Logger.Info("session ended: the client did not take a keep-alive", "transport", c.kind, "session", c.id, "err", err)
 				return
 			}
+			t.hold(r.Context(), c)
 		}
 	}
 }
@@ -124,13 +126,16 @@ func (t *Transports) ssePost(w http.ResponseWriter, r *http.Request) {
 		id = q.Get("sessionid") // the go-sdk's client and server spell it so
 	}
 	c := t.lookup(id)
-	if c == nil {
-		wire.WriteError(w, http.StatusNotFound, &jsonrpc.Error{Code: wire.CodeSessionNotFound,
-			Message: "Session not found: it ended or never existed; open a new one with GET on this path"})
+	// A session this process does not hold may be another replica's
+	// (peers.go); one forwarded here is not forwarded again.
+	elsewhere := c == nil && id != "" && t.cfg.Peers != nil && !isForwarded(r.Context())
+	if c == nil && !elsewhere {
+		notFound(w)
 		return
 	}
 	ti := auth.TokenInfoFromContext(r.Context())
-	if sub := authgate.Subject(ti); sub != c.subject {
+	sub := authgate.Subject(ti)
+	if c != nil && sub != c.subject {
 		t.cfg.Logger.Warn("refused a message: the session belongs to another subject", "transport", c.kind, "session", c.id, "sub", sub)
 		http.Error(w, "Forbidden: this session was opened with another user's token", http.StatusForbidden)
 		return
@@ -149,6 +154,10 @@ func (t *Transports) ssePost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if elsewhere {
+		t.forward(w, r, id, sub, body)
+		return
+	}
 	if e := c.deliver(r.Context(), body, ti, r.Header.Clone()); e != nil {
 		status := http.StatusBadRequest
 		if e.Code == wire.CodeSessionNotFound {
@@ -161,4 +170,10 @@ func (t *Transports) ssePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// notFound answers a message for a session no replica holds.
+func notFound(w http.ResponseWriter) {
+	wire.WriteError(w, http.StatusNotFound, &jsonrpc.Error{Code: wire.CodeSessionNotFound,
+		Message: "Session not found: it ended or never existed; open a new one with GET on this path"})
 }

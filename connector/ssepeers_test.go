@@ -1,0 +1,195 @@
+package connector_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sseReplicas serves two replicas of authApp sharing the store open gives,
+// behind one address that hands each request to the replica its
+// X-Replica header names ("a" or "b"), else to each in turn, as a round
+// robin load balancer does. It returns that address.
+func sseReplicas(t *testing.T, open func() store.Store, issuer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	replica := func(name string) http.Handler {
+		log := &syncBuffer{}
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("log of replica %s:\n%s", name, log.String())
+			}
+		})
+		s, err := connector.NewServer(authApp(), connector.WithLogger(quietLogger(log)), connector.WithPublicURL(base),
+			connector.WithAuth(authgate.Auth{Issuer: issuer}), connector.WithStore(open()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		connector.RunRelay(t, ctx, s)
+		mux := http.NewServeMux()
+		s.MountAuth(mux)
+		mux.Handle("/mcp", s.Handler())
+		mux.Handle(httpedge.SSEPath, s.SSEHandler())
+		return mux
+	}
+	a, b := replica("a"), replica("b")
+	var n atomic.Int64
+	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Header.Get("X-Replica") {
+		case "a":
+			a.ServeHTTP(w, r)
+		case "b":
+			b.ServeHTTP(w, r)
+		default:
+			if n.Add(1)%2 == 0 {
+				a.ServeHTTP(w, r)
+			} else {
+				b.ServeHTTP(w, r)
+			}
+		}
+	})}}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return base
+}
+
+// TestSSEAcrossReplicas: an HTTP+SSE session whose event stream is held by
+// replica A takes the messages a load balancer hands to replica B (B
+// forwards them to A), with B making the checks A makes: 404 for a
+// session no replica holds, 403 for another subject's token, 401 without
+// one, and 404 once the stream has ended.
+func TestSSEAcrossReplicas(t *testing.T) {
+	replicaPairs(t, func(t *testing.T, open func() store.Store) {
+		is := newAuthIssuer(t)
+		base := sseReplicas(t, open, is.URL)
+		tok := func(sub string) string {
+			return is.token(t, sub, base+"/sse", "notes:read notes:write", time.Now().Add(time.Hour))
+		}
+		ann, bob := tok("ann"), tok("bob")
+
+		t.Run("sdk client round robin", func(t *testing.T) {
+			cs, err := streamClient(t, base, "sse", http.Header{"Authorization": {"Bearer " + ann}}, nil)
+			if err != nil {
+				t.Fatalf("connect through the round robin: %v", err)
+			}
+			for i := range 10 {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami"})
+				if err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				if got := textOf(t, res); !strings.HasPrefix(got, "ann ") {
+					t.Errorf("call %d answered %q, want ann's identity", i, got)
+				}
+			}
+			if tools, err := cs.ListTools(context.Background(), nil); err != nil || len(tools.Tools) != 2 {
+				t.Errorf("tools/list: %v %v", tools, err)
+			}
+		})
+
+		t.Run("checks on the forwarding replica", func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+"/sse", nil)
+			req.Header.Set("Authorization", "Bearer "+ann)
+			req.Header.Set("X-Replica", "a")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			events := make(chan [2]string, 16)
+			go func() {
+				sc := bufio.NewScanner(resp.Body)
+				var ev string
+				for sc.Scan() {
+					line := sc.Text()
+					if v, ok := strings.CutPrefix(line, "event: "); ok {
+						ev = v
+					} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+						events <- [2]string{ev, v}
+					}
+				}
+				close(events)
+			}()
+			next := func(what string) string {
+				select {
+				case e, ok := <-events:
+					if !ok {
+						t.Fatalf("the stream ended before %s", what)
+					}
+					return e[1]
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no event for %s on A's stream", what)
+				}
+				return ""
+			}
+			endpoint := next("the endpoint")
+			send := func(replica, token, target, body string) int {
+				req, _ := http.NewRequest("POST", base+target, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-Replica", replica)
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			if code := send("b", ann, endpoint, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`); code != http.StatusAccepted {
+				t.Fatalf("initialize POSTed to B: %d, want 202", code)
+			}
+			if got := next("the initialize answer"); !strings.Contains(got, `"protocolVersion"`) {
+				t.Fatalf("A's stream carried %s, want the initialize answer", got)
+			}
+			send("b", ann, endpoint, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			if code := send("b", ann, endpoint, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`); code != http.StatusAccepted {
+				t.Fatalf("tools/call POSTed to B: %d, want 202", code)
+			}
+			if got := next("the call's answer"); !strings.Contains(got, `"id":2`) || !strings.Contains(got, "ann notes:read") {
+				t.Errorf("A's stream carried %s, want ann's whoami", got)
+			}
+			if code := send("b", bob, endpoint, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`); code != http.StatusForbidden {
+				t.Errorf("bob's message for ann's session on B: %d, want 403", code)
+			}
+			if code := send("b", "", endpoint, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`); code != http.StatusUnauthorized {
+				t.Errorf("a message without a token on B: %d, want 401", code)
+			}
+			if code := send("b", ann, "/sse?sessionId=NOSUCHSESSION", `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`); code != http.StatusNotFound {
+				t.Errorf("a message for no session on B: %d, want 404", code)
+			}
+			// Bob's message never reached the session: the next event is
+			// the answer to ann's next call.
+			send("b", ann, endpoint, `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`)
+			if got := next("the tools/list answer"); !strings.Contains(got, `"id":6`) {
+				t.Errorf("A's stream carried %s, want the answer to id 6", got)
+			}
+			cancel()
+			for range events {
+			}
+			waitFor(t, "B to see that the session ended", func() bool {
+				return send("b", ann, endpoint, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`) == http.StatusNotFound
+			})
+		})
+	})
+}
