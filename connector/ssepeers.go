@@ -47,6 +47,12 @@ type forwardedMessage struct {
 type ssePeers struct{ s *Server }
 
 func (p ssePeers) Hold(ctx context.Context, id, subject string, ttl time.Duration) error {
+	if !p.s.relay.running.Load() {
+		// Messages forwarded here would be lost: better the other
+		// replicas answer 404, which tells the client to start again.
+		p.s.state.Records().Delete(ctx, sseRecordPrefix+id)
+		return errors.New("this replica is not subscribed to the store's bus, so messages forwarded by the others would not reach it")
+	}
 	return p.s.state.Records().Put(ctx, sseRecordPrefix+id, []byte(subject), ttl)
 }
 

@@ -15,22 +15,26 @@ import (
 	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/internal/authgate"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // sseReplicas serves two replicas of authApp sharing the store open gives,
 // behind one address that hands each request to the replica its
 // X-Replica header names ("a" or "b"), else to each in turn, as a round
-// robin load balancer does. It returns that address.
-func sseReplicas(t *testing.T, open func() store.Store, issuer string) string {
+// robin load balancer does. It returns that address and the replicas'
+// logs.
+func sseReplicas(t *testing.T, open func() store.Store, issuer string) (string, map[string]*syncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
+	logs := map[string]*syncBuffer{}
 	replica := func(name string) http.Handler {
 		log := &syncBuffer{}
+		logs[name] = log
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("log of replica %s:\n%s", name, log.String())
@@ -68,7 +72,7 @@ func sseReplicas(t *testing.T, open func() store.Store, issuer string) string {
 	})}}
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return base
+	return base, logs
 }
 
 // TestSSEAcrossReplicas: an HTTP+SSE session whose event stream is held by
@@ -79,7 +83,7 @@ func sseReplicas(t *testing.T, open func() store.Store, issuer string) string {
 func TestSSEAcrossReplicas(t *testing.T) {
 	replicaPairs(t, func(t *testing.T, open func() store.Store) {
 		is := newAuthIssuer(t)
-		base := sseReplicas(t, open, is.URL)
+		base, _ := sseReplicas(t, open, is.URL)
 		tok := func(sub string) string {
 			return is.token(t, sub, base+"/sse", "notes:read notes:write", time.Now().Add(time.Hour))
 		}
@@ -192,4 +196,90 @@ func TestSSEAcrossReplicas(t *testing.T) {
 			})
 		})
 	})
+}
+
+// TestSSEWithTheStoreDown: while Redis is down an HTTP+SSE session still
+// opens and is served where its stream is, the log says once that
+// sessions are not shared, a message for it sent to another replica gets
+// 503 (not a hang, not a false 404), and once Redis is back the session is
+// shared again.
+func TestSSEWithTheStoreDown(t *testing.T) {
+	redis := testenv.StartRedis(t)
+	open := func() store.Store {
+		st, err := store.Open(context.Background(), redis.URL()+"/0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	is := newAuthIssuer(t)
+	base, logs := sseReplicas(t, open, is.URL)
+	ann := is.token(t, "ann", base+"/sse", "notes:read", time.Now().Add(time.Hour))
+	redis.Stop()
+
+	header := http.Header{"Authorization": {"Bearer " + ann}, "X-Replica": {"a"}}
+	cs, err := streamClient(t, base, "sse", header, nil)
+	if err != nil {
+		t.Fatalf("an HTTP+SSE session on replica A with the store down: %v", err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami"})
+	if err != nil || !strings.HasPrefix(textOf(t, res), "ann ") {
+		t.Fatalf("a call on the holding replica with the store down: %v %v", res, err)
+	}
+	// A message for a session B cannot look up.
+	req, _ := http.NewRequest("POST", base+"/sse?sessionId=SOMESESSION", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+ann)
+	req.Header.Set("X-Replica", "b")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a message for another replica's session with the store down: %s, want 503 with Retry-After", resp.Status)
+	}
+	cs.Close()
+	if n := strings.Count(logs["a"].String(), "HTTP+SSE sessions are not shared with other replicas until the store is back"); n != 1 {
+		t.Errorf("replica A logged %d times that sessions are not shared, want once", n)
+	}
+
+	redis.Start()
+	// Once each replica has subscribed to the bus again, a session is
+	// shared: one within a few seconds connects and calls through the
+	// round robin. Each try is bounded, so a message lost on the way
+	// fails the try rather than hanging the test.
+	header.Del("X-Replica")
+	var last error
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if last = sseRoundRobin(base, header, 4); last == nil {
+			return
+		}
+	}
+	t.Fatalf("no HTTP+SSE session through the round robin once the store was back: %v", last)
+}
+
+// sseRoundRobin connects an HTTP+SSE client to base with header and makes
+// calls whoami calls, each step within 5 seconds.
+func sseRoundRobin(base string, header http.Header, calls int) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	timer := time.AfterFunc(5*time.Second, cancel)
+	tr := &mcp.SSEClientTransport{Endpoint: base + "/sse", HTTPClient: &http.Client{Transport: headerTransport{header}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "1"}, nil).Connect(ctx, tr, nil)
+	timer.Stop()
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	for range calls {
+		cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "whoami"})
+		ccancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

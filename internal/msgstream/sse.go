@@ -85,6 +85,9 @@ func (t *Transports) sseStream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // proxies must not buffer the stream
 	w.WriteHeader(http.StatusOK)
+	// The record is there before the client learns the endpoint, so its
+	// first message finds the session on any replica.
+	t.hold(r.Context(), c)
 	endpoint := r.URL.Path + "?sessionId=" + c.id
 	if err := event(time.Now().Add(t.cfg.WriteTimeout), "event: endpoint\ndata: %s\n\n", endpoint); err != nil {
 		t.end(c, nil)
@@ -95,7 +98,6 @@ func (t *Transports) sseStream(w http.ResponseWriter, r *http.Request) {
 	if ss == nil {
 		return
 	}
-	t.hold(r.Context(), c)
 	tick := time.NewTicker(t.cfg.KeepAlive)
 	defer tick.Stop()
 	for {

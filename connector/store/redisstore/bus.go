@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -14,6 +15,14 @@ import (
 // busBuffer is how many messages a subscriber may fall behind by before
 // it loses some (the Bus contract is at most once).
 const busBuffer = 256
+
+// busPing is how often an idle subscription pings Redis, and busSilence
+// how long it may hear nothing (not even the answer to a ping) before it
+// is ended as cut off.
+const (
+	busPing    = 15 * time.Second
+	busSilence = 2*busPing + 5*time.Second
+)
 
 type bus struct{ s *Store }
 
@@ -49,9 +58,34 @@ func (b *bus) Subscribe(ctx context.Context, topics ...string) (store.Subscripti
 	}
 	sub := &subscription{ps: ps, c: make(chan store.Message, busBuffer), done: make(chan struct{})}
 	prefix := b.channel("")
-	in := ps.Channel(redis.WithChannelSize(busBuffer))
+	// The messages are read here rather than through go-redis's
+	// PubSub.Channel, which reconnects by itself and hides that it was
+	// cut off: messages published meanwhile are lost without a sign. Here
+	// a connection that fails ends the subscription (its channel is
+	// closed), so the subscriber knows, delivers locally while the store
+	// is away, and subscribes again.
 	go func() {
 		defer close(sub.c)
+		defer sub.Close()
+		for {
+			m, err := ps.ReceiveTimeout(ctx, busSilence)
+			if err != nil {
+				return
+			}
+			if m, ok := m.(*redis.Message); ok {
+				msg := store.Message{Topic: strings.TrimPrefix(m.Channel, prefix), Data: []byte(m.Payload)}
+				select {
+				case sub.c <- msg:
+				default: // a slow subscriber loses messages
+				}
+			}
+		}
+	}()
+	// A connection that died without a word (no RST) is found by a ping:
+	// its answer, or any message, must come within busSilence.
+	go func() {
+		t := time.NewTicker(busPing)
+		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
@@ -59,14 +93,10 @@ func (b *bus) Subscribe(ctx context.Context, topics ...string) (store.Subscripti
 				return
 			case <-sub.done:
 				return
-			case m, ok := <-in:
-				if !ok {
+			case <-t.C:
+				if ps.Ping(ctx) != nil {
+					sub.Close()
 					return
-				}
-				msg := store.Message{Topic: strings.TrimPrefix(m.Channel, prefix), Data: []byte(m.Payload)}
-				select {
-				case sub.c <- msg:
-				default: // a slow subscriber loses messages
 				}
 			}
 		}

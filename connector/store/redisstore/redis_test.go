@@ -120,3 +120,56 @@ func TestRedisDown(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestSubscriptionEndsWhenCutOff: a subscription whose connection Redis
+// drops ends (its channel is closed) rather than reconnecting silently and
+// losing what was published meanwhile, so the subscriber knows to deliver
+// locally and subscribe again; once Redis is back a new subscription gets
+// messages.
+func TestSubscriptionEndsWhenCutOff(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sub, err := st.Bus().Subscribe(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	r.Stop()
+	select {
+	case _, ok := <-sub.C():
+		if ok {
+			t.Fatal("a message arrived after Redis stopped")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the subscription did not end 10s after Redis stopped")
+	}
+	r.Start()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		again, err := st.Bus().Subscribe(ctx, "t")
+		if err == nil {
+			defer again.Close()
+			if err := st.Bus().Publish(ctx, "t", []byte("back")); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case m := <-again.C():
+				if string(m.Data) != "back" {
+					t.Errorf("got %q, want back", m.Data)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("no message on a subscription made once Redis was back")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cannot subscribe 15s after Redis restarted: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
