@@ -79,7 +79,7 @@ func sseReplicas(t *testing.T, open func() store.Store, issuer string) (string, 
 // replica A takes the messages a load balancer hands to replica B (B
 // forwards them to A), with B making the checks A makes: 404 for a
 // session no replica holds, 403 for another subject's token, 401 without
-// one, and 404 once the stream has ended.
+// one, 413 for a message over the limit, and 404 once the stream has ended.
 func TestSSEAcrossReplicas(t *testing.T) {
 	replicaPairs(t, func(t *testing.T, open func() store.Store) {
 		is := newAuthIssuer(t)
@@ -181,6 +181,10 @@ func TestSSEAcrossReplicas(t *testing.T) {
 			}
 			if code := send("b", ann, "/sse?sessionId=NOSUCHSESSION", `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`); code != http.StatusNotFound {
 				t.Errorf("a message for no session on B: %d, want 404", code)
+			}
+			big := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"whoami","arguments":{"pad":"` + strings.Repeat("x", 5<<20) + `"}}}`
+			if code := send("b", ann, endpoint, big); code != http.StatusRequestEntityTooLarge {
+				t.Errorf("a 5 MiB message for A's session on B: %d, want 413", code)
 			}
 			// Bob's message never reached the session: the next event is
 			// the answer to ann's next call.
