@@ -41,6 +41,7 @@ type adopter struct {
 	touched sync.Map // session id -> time.Time of the last TTL refresh here
 	subs    subsState
 	levels  levelState
+	answers answerWaits // calls whose client has gone (adoptdrain.go)
 }
 
 // nextSessionID is the go-sdk's ServerOptions.GetSessionID: the id of the
@@ -91,6 +92,9 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 				defer s.forwardCancel(r, id, body, reqID)
 			} else {
 				defer s.inflight(r, id, body)()
+				if w := s.adopt.answers.expect(id, body); w != nil {
+					defer s.adopt.answers.wait(r, id, w) // adoptdrain.go
+				}
 			}
 		}
 		if r.Method != http.MethodDelete {

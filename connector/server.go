@@ -248,6 +248,11 @@ func (s *Server) newHandler() http.Handler {
 				o.Sessions.EventStore = s.state.Events()
 			}
 		}
+		if o.Sessions.EventStore != nil && s.sharedStore() {
+			// A stopping replica waits for the answers of calls whose
+			// client has gone to reach the store (adoptdrain.go).
+			o.Sessions.EventStore = answerHook{o.Sessions.EventStore, &s.adopt.answers}
+		}
 		// The fast path stores its resumable answers in the event store,
 		// and learns there when a session closes, as the session table
 		// then does (fastDispatcher.SessionClosed).

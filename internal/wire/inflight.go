@@ -71,9 +71,15 @@ func IsAnswer(p []byte) bool {
 	if len(p) > 0 && p[0] == '[' {
 		return true
 	}
+	return AnswerID(p) != nil
+}
+
+// AnswerID returns the id of p when p is one answer as the SDK encodes it
+// (see IsAnswer), else nil, without decoding the rest of p.
+func AnswerID(p []byte) []byte {
 	rest, ok := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0","id":`))
 	if !ok || len(rest) == 0 {
-		return false
+		return nil
 	}
 	i := 0
 	if rest[0] == '"' {
@@ -88,9 +94,11 @@ func IsAnswer(p []byte) bool {
 			i++
 		}
 	}
-	if i > len(rest) {
-		return false
+	if i == 0 || i > len(rest) {
+		return nil
 	}
-	rest = rest[i:]
-	return bytes.HasPrefix(rest, []byte(`,"result"`)) || bytes.HasPrefix(rest, []byte(`,"error"`))
+	if after := rest[i:]; bytes.HasPrefix(after, []byte(`,"result"`)) || bytes.HasPrefix(after, []byte(`,"error"`)) {
+		return rest[:i]
+	}
+	return nil
 }

@@ -1,0 +1,134 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A session client that loses a call's response stream resumes it with
+// Last-Event-ID, on any replica, from the shared event store. The go-sdk
+// ends the HTTP request as soon as the client has gone, while the call
+// runs on; a replica told to stop (SIGTERM) then saw no request in flight,
+// finished its drain and exited before the call's answer reached the
+// store, and the client resumed to find the progress but no result. So a
+// call's request whose client has gone is held here until the answer is
+// in the event store (or the session closes, or maxAnswerWait passes), and
+// the drain waits for it as for any request in flight.
+
+// maxAnswerWait bounds how long a call's request is held for its answer
+// once its client has gone: past it, a replica that stops no longer waits
+// for the call.
+const maxAnswerWait = 15 * time.Minute
+
+// answerWaits are the calls of sessions served here whose answer has not
+// reached the event store yet.
+type answerWaits struct {
+	mu    sync.Mutex
+	calls map[string][]*awaitedAnswer // by session id
+}
+
+type awaitedAnswer struct {
+	id   []byte // compact JSON
+	done chan struct{}
+}
+
+// expect registers the call of session sid whose request body is body;
+// it returns nil for a message that is not a call.
+func (a *answerWaits) expect(sid string, body []byte) *awaitedAnswer {
+	m, ok := wire.ShapeOf(body)
+	if !ok || m.Method == nil || !wire.ValidID(m.ID) {
+		return nil
+	}
+	w := &awaitedAnswer{id: compactID(m.ID), done: make(chan struct{})}
+	a.mu.Lock()
+	if a.calls == nil {
+		a.calls = map[string][]*awaitedAnswer{}
+	}
+	a.calls[sid] = append(a.calls[sid], w)
+	a.mu.Unlock()
+	return w
+}
+
+// wait holds the request r of call w until the call's answer is in the
+// event store, when r's client has gone before it, then forgets w.
+func (a *answerWaits) wait(r *http.Request, sid string, w *awaitedAnswer) {
+	if r.Context().Err() != nil {
+		t := time.NewTimer(maxAnswerWait)
+		select {
+		case <-w.done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	calls := a.calls[sid]
+	for i, c := range calls {
+		if c == w {
+			calls = append(calls[:i], calls[i+1:]...)
+			break
+		}
+	}
+	if len(calls) == 0 {
+		delete(a.calls, sid)
+	} else {
+		a.calls[sid] = calls
+	}
+}
+
+// answered marks the call of session sid with the JSON-RPC id id answered.
+func (a *answerWaits) answered(sid string, id []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.calls[sid] {
+		if bytes.Equal(c.id, id) {
+			closeOnce(c.done)
+		}
+	}
+}
+
+// closed marks every call of session sid answered: none will be.
+func (a *answerWaits) closed(sid string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.calls[sid] {
+		closeOnce(c.done)
+	}
+}
+
+func closeOnce(c chan struct{}) {
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+// answerHook is the event store with answerWaits told of each answer
+// stored and each session closed.
+type answerHook struct {
+	mcp.EventStore
+	w *answerWaits
+}
+
+func (h answerHook) Append(ctx context.Context, sid, stream string, data []byte) error {
+	err := h.EventStore.Append(ctx, sid, stream, data)
+	if err == nil {
+		if id := wire.AnswerID(data); id != nil {
+			h.w.answered(sid, compactID(id))
+		}
+	}
+	return err
+}
+
+func (h answerHook) SessionClosed(ctx context.Context, sid string) error {
+	err := h.EventStore.SessionClosed(ctx, sid)
+	h.w.closed(sid)
+	return err
+}
