@@ -117,6 +117,9 @@ func Run(ctx context.Context, opts Options) error {
 type runner struct {
 	opts Options
 	insp *inspector.Server
+	// traceEnv is the environment that has the connector export the
+	// traces of the inspector's requests to it (traces.go).
+	traceEnv []string
 	// diags are the last diagnostics of the view bundle and of the Go
 	// build, which the inspector shows.
 	diags  map[string]diag.List

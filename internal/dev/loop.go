@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/dev/front"
 	"github.com/mcpgen/mcpgen/internal/dev/watch"
+	"github.com/mcpgen/mcpgen/internal/devtrace"
 	"github.com/mcpgen/mcpgen/internal/inspector"
 )
 
@@ -61,7 +62,12 @@ func (r *runner) run(ctx context.Context) (err error) {
 		// The inspector's view sandbox is a second origin: the front's
 		// host, another port.
 		sandboxHost, _, _ := net.SplitHostPort(ln.Addr().String())
+		// The connector exports the traces of the inspector's requests
+		// to the inspector, which shows them (traces.go).
+		traces := devtrace.New()
+		r.traceEnv = traceEnv(ln.Addr(), traces.Token(), append(os.Environ(), r.opts.Env...))
 		r.insp, err = inspector.New(inspector.Options{
+			Traces:      traces,
 			ProjectDir:  r.dir,
 			Name:        filepath.Base(r.dir),
 			SandboxAddr: net.JoinHostPort(sandboxHost, "0"),

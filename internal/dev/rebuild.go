@@ -198,7 +198,7 @@ func (r *runner) restart(ctx context.Context, bin string) bool {
 
 // start runs bin, mirrors it and makes it the serving connector.
 func (r *runner) start(ctx context.Context, bin, kind string, files []string, start time.Time, built time.Duration) bool {
-	ch, err := startChild(bin, r.dir, append(os.Environ(), r.opts.Env...), r.out.errw)
+	ch, err := startChild(bin, r.dir, slices.Concat(os.Environ(), r.traceEnv, r.opts.Env), r.out.errw)
 	if err != nil {
 		r.out.fail("starting the connector: %v", err)
 		r.report(kind, files, false, start)

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/ir"
+	"github.com/mcpgen/mcpgen/internal/devtrace"
 	"github.com/mcpgen/mcpgen/internal/hosts"
 )
 
@@ -58,6 +59,11 @@ type Options struct {
 	// them is linked to its map, and SourcePlace and Rewrite map places
 	// in it back to the view's source.
 	Views func() []ir.View
+	// Traces, when set, receives the traces the connector exports
+	// (devtrace.ReceivePath) and answers the app's questions about them
+	// (devtrace.TracePath): the app then sends a traceparent with each
+	// request and shows its trace in the protocol panel.
+	Traces *devtrace.Collector
 }
 
 // Server is the inspector: an http.Handler for the app's origin, and the
@@ -110,6 +116,10 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /_mcpgen/views", s.storeView)
 	// The redirect URI of the app's OAuth sign-in: the app finishes it.
 	s.mux.HandleFunc("GET /_mcpgen/oauth/callback", s.index)
+	if opts.Traces != nil {
+		s.mux.Handle("POST "+devtrace.ReceivePath, opts.Traces.ReceiveHandler())
+		s.mux.Handle("GET "+devtrace.TracePath, opts.Traces.TraceHandler())
+	}
 	s.mux.HandleFunc("/_mcpgen/", http.NotFound)
 	s.mux.HandleFunc("/", s.index)
 	return s, nil
@@ -154,7 +164,9 @@ func (s *Server) refuse(r *http.Request) string {
 			return fmt.Sprintf("Origin %s is not allowed; start mcpgen dev with --allow-host NAME to accept its host name", o)
 		}
 	}
-	if r.Method == http.MethodPost && r.URL.Path != "/mcp" {
+	if r.Method == http.MethodPost && r.URL.Path != "/mcp" && r.URL.Path != devtrace.ReceivePath {
+		// (The connector's trace exports carry the collector's token
+		// instead: devtrace.Collector.ReceiveHandler.)
 		// The app's own writes are same-origin fetches: a browser always
 		// sends Origin on them.
 		o := r.Header.Get("Origin")
@@ -189,7 +201,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 func (s *Server) config(w http.ResponseWriter, r *http.Request) {
 	_, port, _ := net.SplitHostPort(s.sandbox.addr())
 	p, _ := strconv.Atoi(port)
-	writeJSON(w, map[string]any{"name": s.opts.Name, "mcp": "/mcp", "sandboxPort": p})
+	writeJSON(w, map[string]any{"name": s.opts.Name, "mcp": "/mcp", "sandboxPort": p, "traces": s.opts.Traces != nil})
 }
 
 func (s *Server) fixtures(w http.ResponseWriter, r *http.Request) {

@@ -152,6 +152,7 @@ export function App() {
     fetch("/_mcpgen/config")
       .then((r) => r.json())
       .then((c) => {
+        protocol.setTracing(!!c.traces);
         setConfig(c);
         document.title = `${c.name} · mcpgen inspector`;
       })
@@ -510,7 +511,8 @@ export function App() {
   // The deep link, once the lists (and the view host) are there.
   const deepLinked = React.useRef(false);
   React.useEffect(() => {
-    if (deepLinked.current || !client || !hostRef.current || lists.tools.length === 0) return;
+    // (After the config: it says whether to trace the call.)
+    if (deepLinked.current || !client || !config || !hostRef.current || lists.tools.length === 0) return;
     const name = query.get("tool");
     if (!name) {
       deepLinked.current = true;
@@ -1085,11 +1087,88 @@ function ProtocolPanel() {
               <span className="dir">{e.dir === "send" ? "→" : "←"}</span>
               <span className="what">{protocol.describe(e.message)}</span>
             </button>
+            {open === e.seq && e.traceId && <Trace id={e.traceId} />}
             {open === e.seq && <pre>{JSON.stringify(e.message, null, 2)}</pre>}
           </li>
         ))}
       </ol>
     </aside>
+  );
+}
+
+interface TraceSpan {
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: string;
+  startUnixNano: string;
+  endUnixNano: string;
+  status?: string;
+  statusMessage?: string;
+  attributes?: Record<string, unknown>;
+}
+
+// Trace shows the spans the connector exported for one request, as a
+// waterfall: each span under its parent, its bar where and as long as it
+// ran. The connector exports in batches, so it asks again until the spans
+// stop coming.
+function Trace({ id }: { id: string }) {
+  const [spans, setSpans] = React.useState<TraceSpan[] | null>(null);
+  React.useEffect(() => {
+    let stop = false;
+    let last = -1;
+    let steady = 0;
+    const poll = async (n: number) => {
+      try {
+        const r = await fetch(`/_mcpgen/traces/${id}`);
+        const t = (await r.json()) as { spans: TraceSpan[] };
+        if (stop) return;
+        setSpans(t.spans);
+        steady = t.spans.length === last && t.spans.length > 0 ? steady + 1 : 0;
+        last = t.spans.length;
+      } catch {
+        // the next poll tries again
+      }
+      if (!stop && n < 20 && steady < 2) setTimeout(() => poll(n + 1), 250);
+    };
+    poll(0);
+    return () => {
+      stop = true;
+    };
+  }, [id]);
+  if (spans === null) return <div className="trace muted">trace {id}: loading…</div>;
+  if (spans.length === 0) return <div className="trace muted">trace {id}: no spans yet (is OpenTelemetry configured elsewhere?)</div>;
+  const t0 = spans.reduce((m, s) => (BigInt(s.startUnixNano) < m ? BigInt(s.startUnixNano) : m), BigInt(spans[0].startUnixNano));
+  const t1 = spans.reduce((m, s) => (BigInt(s.endUnixNano) > m ? BigInt(s.endUnixNano) : m), BigInt(spans[0].endUnixNano));
+  const total = Number(t1 - t0) || 1;
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const depth = (s: TraceSpan): number => {
+    let d = 0;
+    for (let p = s.parentSpanId && byId.get(s.parentSpanId); p && d < 32; p = p.parentSpanId ? byId.get(p.parentSpanId) : undefined) d++;
+    return d;
+  };
+  return (
+    <div className="trace" aria-label="Trace">
+      <div className="muted">trace {id}</div>
+      <ol>
+        {spans.map((s) => {
+          const start = Number(BigInt(s.startUnixNano) - t0);
+          const dur = Number(BigInt(s.endUnixNano) - BigInt(s.startUnixNano));
+          return (
+            <li key={s.spanId} className={`span ${s.status ?? ""}`} title={JSON.stringify(s.attributes ?? {}, null, 2)}>
+              <span className="span-name" style={{ paddingLeft: `${depth(s) * 10}px` }}>
+                {s.name}
+                {s.status === "error" && s.statusMessage ? ` (${s.statusMessage})` : ""}
+              </span>
+              <span className="span-bar">
+                <span style={{ left: `${(100 * start) / total}%`, width: `${Math.max(0.5, (100 * dur) / total)}%` }} />
+              </span>
+              <span className="span-dur">{(dur / 1e6).toFixed(2)} ms</span>
+            </li>
+          );
+        })}
+      </ol>
+    </div>
   );
 }
 

@@ -11,6 +11,7 @@ export interface Entry {
   channel: Channel;
   dir: Direction;
   message: any;
+  traceId?: string; // the trace of a request the inspector sent, when tracing
 }
 
 const t0 = performance.now();
@@ -18,8 +19,8 @@ let entries: Entry[] = [];
 let listeners: Array<() => void> = [];
 let seq = 0;
 
-export function record(channel: Channel, dir: Direction, message: unknown) {
-  entries = [...entries, { seq: ++seq, at: Math.round(performance.now() - t0), channel, dir, message }];
+export function record(channel: Channel, dir: Direction, message: unknown, traceId?: string) {
+  entries = [...entries, { seq: ++seq, at: Math.round(performance.now() - t0), channel, dir, message, ...(traceId ? { traceId } : {}) }];
   if (entries.length > 2000) entries = entries.slice(entries.length - 2000);
   for (const l of listeners) l();
 }
@@ -49,12 +50,38 @@ export function describe(m: any): string {
   return "message";
 }
 
+// Under mcpgen dev the connector exports traces to the inspector: each
+// request to the server then carries a sampled W3C traceparent in its
+// _meta, which the server's spans continue, and its log entry the trace id.
+let tracing = false;
+
+export function setTracing(on: boolean) {
+  tracing = on;
+}
+
+function randomHex(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+// traced gives a request to the server a traceparent (unless it has one)
+// and returns its trace id.
+function traced(m: any): string | undefined {
+  if (!tracing || !m || typeof m.method !== "string" || m.id === undefined) return undefined;
+  const params = (m.params ??= {});
+  const meta = (params._meta ??= {});
+  if (typeof meta.traceparent === "string") return meta.traceparent.split("-")[1];
+  const traceId = randomHex(16);
+  meta.traceparent = `00-${traceId}-${randomHex(8)}-01`;
+  return traceId;
+}
+
 // tap logs a transport's traffic without replacing it: the SDKs set
 // onmessage after construction, so the property is wrapped.
 export function tap<T extends { send: (m: any, o?: any) => Promise<void> }>(t: T, channel: Channel, observe?: (m: any) => void): T {
   const send = t.send.bind(t);
   t.send = (m: any, o?: any) => {
-    record(channel, "send", m);
+    record(channel, "send", m, channel === "server" ? traced(m) : undefined);
     return send(m, o);
   };
   let handler: ((m: any, extra?: any) => void) | undefined;
