@@ -40,7 +40,7 @@ type Store interface {
 	// go-sdk's mcp.EventStore contract: After yields an error wrapping
 	// mcp.ErrEventsPurged, and no partial data, when an event after the
 	// index is no longer kept; the memory backend bounds its memory.
-	Events() mcp.EventStore
+	Events() Events
 	// Bus carries notifications between the parts of a connector, and
 	// between replicas sharing the store.
 	Bus() Bus
@@ -56,6 +56,19 @@ type Store interface {
 	// Close releases what the backend holds (connections, goroutines).
 	// Nothing may be called after it.
 	Close() error
+}
+
+// Events is the event store of a backend: the go-sdk's mcp.EventStore, and
+// Record, which stores a response stream whose events are known together
+// in one step.
+type Events interface {
+	mcp.EventStore
+	// Record opens stream streamID of session sessionID and appends each
+	// of data to it, in order: what Open and then one Append per element
+	// do, in one step (one round trip for a networked backend). It
+	// returns once all of them are stored; on an error, a prefix of them
+	// may be.
+	Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error
 }
 
 // ErrNotFound is returned (wrapped) for a record that does not exist or

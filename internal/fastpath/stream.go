@@ -24,27 +24,39 @@ type fastStream struct {
 // over, the response's last chunk written and the connection closed); the
 // client then resumes the stream (GET with Last-Event-ID), which waits for
 // the result and is then replayed by the go-sdk from the event store.
+//
+// An event is stored before any byte of it reaches the client, but no
+// sooner: the priming event waits in the response's buffer, and the
+// stream is opened and the priming event stored when it must go out on
+// its own (primeDelay, CloseStream); a call that ends first has its
+// stream opened and both events stored in one step (Record), one round
+// trip to a shared store instead of three.
 func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
 	defer cleanup()
 	stream := rand.Text()
-	if err := f.events.Open(ctx, sid, stream); err != nil {
-		http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if err := f.events.Append(ctx, sid, stream, nil); err != nil {
-		f.cfg.Logger.Warn("storing priming event", "err", err)
-	}
 	wh := w.Header()
 	wh["Content-Type"] = []string{"text/event-stream"}
 	wh["Connection"] = []string{"keep-alive"}
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
 	var (
-		mu     sync.Mutex // guards w, ended and closed
+		mu     sync.Mutex // guards w, ended, closed and primed
 		ended  bool       // the call has ended
 		closed bool       // CloseStream ended the response
+		primed bool       // the stream is open with its priming event stored
 	)
+	// storePrime stores the priming event before it goes out alone.
+	// Requires mu.
+	storePrime := func() {
+		if primed {
+			return
+		}
+		primed = true
+		if err := f.record(ctx, sid, stream, nil); err != nil {
+			f.cfg.Logger.Warn("storing priming event", "err", err)
+		}
+	}
 	// The priming event goes out with the result when the call ends within
 	// primeDelay (one write instead of two), else on its own then, so the
 	// client has an event id to resume from.
@@ -52,6 +64,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 		mu.Lock()
 		defer mu.Unlock()
 		if !ended && !closed {
+			storePrime()
 			http.NewResponseController(w).Flush()
 		}
 	})
@@ -64,6 +77,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 			if ended || closed {
 				return
 			}
+			storePrime()
 			if args.RetryAfter > 0 {
 				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
 			}
@@ -82,11 +96,21 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 	}
 	res, err := run(ctx, method, mreq)
 	prime.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	ended = true
 	var ev []byte
 	if !cancelled() {
 		out := encode(res, err)
-		if err := f.events.Append(ctx, sid, stream, out); err != nil {
-			f.cfg.Logger.Warn("storing event", "err", err)
+		var serr error
+		if primed {
+			serr = f.events.Append(ctx, sid, stream, out)
+		} else {
+			primed = true
+			serr = f.record(ctx, sid, stream, nil, out)
+		}
+		if serr != nil {
+			f.cfg.Logger.Warn("storing event", "err", serr)
 		}
 		ev = make([]byte, 0, len(out)+len(stream)+40)
 		ev = append(ev, "event: message\nid: "...)
@@ -94,15 +118,38 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 		ev = append(ev, "_1\ndata: "...)
 		ev = append(ev, out...)
 		ev = append(ev, "\n\n"...)
+	} else {
+		storePrime() // it goes out with the end of the response
 	}
 	f.streams.Delete(stream)
 	close(st.done)
-	mu.Lock()
-	defer mu.Unlock()
-	ended = true
 	if !closed && ev != nil {
 		w.Write(ev)
 	}
+}
+
+// eventRecorder is an event store that stores a stream's events in one
+// step (store.Events); with one, an answer costs one round trip to a
+// shared store.
+type eventRecorder interface {
+	Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error
+}
+
+// record opens a stream and appends data to it, in one step when the
+// event store can.
+func (f *Handler) record(ctx context.Context, sid, stream string, data ...[]byte) error {
+	if rec, ok := f.events.(eventRecorder); ok {
+		return rec.Record(ctx, sid, stream, data...)
+	}
+	if err := f.events.Open(ctx, sid, stream); err != nil {
+		return err
+	}
+	for _, d := range data {
+		if err := f.events.Append(ctx, sid, stream, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logStream is the answer to a request without a session while its

@@ -40,7 +40,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpgen/mcpgen/connector/store"
@@ -240,7 +239,7 @@ func tag(kind, id string) string {
 }
 
 func (s *Store) Sessions() store.Sessions { return &s.sessions }
-func (s *Store) Events() mcp.EventStore   { return &s.events }
+func (s *Store) Events() store.Events     { return &s.events }
 func (s *Store) Bus() store.Bus           { return &s.bus }
 func (s *Store) Limiter() store.Limiter   { return &s.limiter }
 func (s *Store) Tasks() store.Tasks       { return &s.tasks }

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpgen/mcpgen/connector/store"
-	_ "github.com/mcpgen/mcpgen/connector/store/redisstore"
+	"github.com/mcpgen/mcpgen/connector/store/redisstore"
 	"github.com/mcpgen/mcpgen/connector/store/storetest"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
@@ -118,5 +120,55 @@ func TestRedisDown(t *testing.T) {
 			t.Fatalf("no recovery after Redis restarted: %v, health %v", err, h.Health())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRecordTrims: a stream recorded in one step past DefaultStreamEvents
+// keeps its last events, as one appended event by event does, and
+// resuming before them is ErrEventsPurged.
+func TestRecordTrims(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL()+"/0?prefix=trim:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ev := st.Events()
+	n := redisstore.DefaultStreamEvents + 44
+	var data [][]byte
+	for i := range n - 4 {
+		data = append(data, fmt.Appendf(nil, "e%d", i))
+	}
+	if err := ev.Record(ctx, "s", "0", data...); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Record(ctx, "s", "0", []byte("e296"), nil, []byte("e298"), []byte("e299")); err != nil {
+		t.Fatal(err)
+	}
+	first := n - redisstore.DefaultStreamEvents
+	for _, c := range []struct {
+		index  int
+		want   int
+		purged bool
+	}{{-1, 0, true}, {first - 2, 0, true}, {first - 1, redisstore.DefaultStreamEvents, false}, {n - 3, 2, false}} {
+		var got []string
+		var err error
+		for d, e := range ev.After(ctx, "s", "0", c.index) {
+			if e != nil {
+				err = e
+				break
+			}
+			got = append(got, string(d))
+		}
+		if c.purged {
+			if !errors.Is(err, mcp.ErrEventsPurged) || len(got) != 0 {
+				t.Errorf("After(%d) = %d events, %v; want only ErrEventsPurged", c.index, len(got), err)
+			}
+			continue
+		}
+		if err != nil || len(got) != c.want || got[len(got)-1] != fmt.Sprint("e", n-1) || got[0] != fmt.Sprint("e", c.index+1) && got[0] != "" {
+			t.Errorf("After(%d) = %d events (%v…), %v; want %d ending in e%d", c.index, len(got), got[:min(len(got), 2)], err, c.want, n-1)
+		}
 	}
 }
