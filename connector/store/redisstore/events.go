@@ -27,6 +27,7 @@ const DefaultEventTTL = time.Hour
 // on one slot, and SessionClosed deletes two keys.
 type events struct {
 	s          *Store
+	batch      batcher
 	maxEvents  int
 	maxStreams int
 	ttl        time.Duration
@@ -150,11 +151,11 @@ end
 return out`)
 
 func (e *events) Open(ctx context.Context, sessionID, streamID string) error {
-	return e.s.wrap(openScript.Run(ctx, e.s.rdb, e.keys(sessionID), streamID, e.maxStreams, e.ttl.Milliseconds()).Err())
+	return e.s.wrap(e.batch.run(ctx, openScript, e.keys(sessionID), streamID, e.maxStreams, e.ttl.Milliseconds()))
 }
 
 func (e *events) Append(ctx context.Context, sessionID, streamID string, data []byte) error {
-	return e.s.wrap(appendScript.Run(ctx, e.s.rdb, e.keys(sessionID), streamID, data, e.maxEvents, e.ttl.Milliseconds()).Err())
+	return e.s.wrap(e.batch.run(ctx, appendScript, e.keys(sessionID), streamID, data, e.maxEvents, e.ttl.Milliseconds()))
 }
 
 func (e *events) Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error {
@@ -163,7 +164,7 @@ func (e *events) Record(ctx context.Context, sessionID, streamID string, data ..
 	for _, d := range data {
 		args = append(args, d)
 	}
-	return e.s.wrap(recordScript.Run(ctx, e.s.rdb, e.keys(sessionID), args...).Err())
+	return e.s.wrap(e.batch.run(ctx, recordScript, e.keys(sessionID), args...))
 }
 
 func (e *events) After(ctx context.Context, sessionID, streamID string, index int) iter.Seq2[[]byte, error] {

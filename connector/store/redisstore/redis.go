@@ -144,7 +144,7 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 	}
 	s := &Store{rdb: rdb, prefix: prefix, where: where}
 	s.sessions = sessions{s}
-	s.events = events{s: s, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
+	s.events = events{s: s, batch: batcher{rdb: rdb}, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
 	s.bus = bus{s}
 	s.limiter = limiter{s}
 	s.tasks = tasks{s: s, max: maxTasks}
@@ -234,9 +234,13 @@ func (s *Store) key(parts ...string) string {
 // share a hash slot. Braces in ids would end the tag early, so they are
 // replaced.
 func tag(kind, id string) string {
-	id = strings.NewReplacer("{", "(", "}", ")").Replace(id)
+	if strings.ContainsAny(id, "{}") {
+		id = braces.Replace(id)
+	}
 	return "{" + kind + ":" + id + "}"
 }
+
+var braces = strings.NewReplacer("{", "(", "}", ")")
 
 func (s *Store) Sessions() store.Sessions { return &s.sessions }
 func (s *Store) Events() store.Events     { return &s.events }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/connector/store/redisstore"
@@ -170,5 +173,92 @@ func TestRecordTrims(t *testing.T) {
 		if err != nil || len(got) != c.want || got[len(got)-1] != fmt.Sprint("e", n-1) || got[0] != fmt.Sprint("e", c.index+1) && got[0] != "" {
 			t.Errorf("After(%d) = %d events (%v…), %v; want %d ending in e%d", c.index, len(got), got[:min(len(got), 2)], err, c.want, n-1)
 		}
+	}
+}
+
+// TestEventsConcurrent: event writes of many requests at once, which
+// travel to Redis together, each still get their own result, and the
+// writes of each stream keep their order; also after Redis has forgotten
+// its scripts (SCRIPT FLUSH, as after a restart).
+func TestEventsConcurrent(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL()+"/0?prefix=conc:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	ev := st.Events()
+	for round := range 2 {
+		if round == 1 {
+			if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 32)
+		for g := range 32 {
+			wg.Go(func() {
+				sess, stream := fmt.Sprint("s", g%4), fmt.Sprint(round, "-", g)
+				if err := ev.Record(ctx, sess, stream, nil, []byte("r0")); err != nil {
+					errs <- err
+					return
+				}
+				for i := 1; i < 10; i++ {
+					if err := ev.Append(ctx, sess, stream, fmt.Appendf(nil, "r%d", i)); err != nil {
+						errs <- err
+						return
+					}
+				}
+				var got []string
+				for d, err := range ev.After(ctx, sess, stream, 0) {
+					if err != nil {
+						errs <- err
+						return
+					}
+					got = append(got, string(d))
+				}
+				if want := "[r0 r1 r2 r3 r4 r5 r6 r7 r8 r9]"; fmt.Sprint(got) != want {
+					errs <- fmt.Errorf("stream %s of %s: %v; want %s", stream, sess, got, want)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+	// A write that fails fails alone: a record of another type at a
+	// session's events key makes its scripts fail, not the others'.
+	if err := rdb.Set(ctx, "conc:{s:broken}:events", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var failed, ok atomic.Int64
+	for g := range 16 {
+		wg.Go(func() {
+			sess := "s0"
+			if g%4 == 0 {
+				sess = "broken"
+			}
+			if err := ev.Record(ctx, sess, fmt.Sprint("x", g), []byte("e")); err != nil {
+				if sess != "broken" {
+					t.Errorf("Record on %s: %v", sess, err)
+				}
+				failed.Add(1)
+				return
+			}
+			if sess == "broken" {
+				t.Errorf("Record on a key of another type succeeded")
+			}
+			ok.Add(1)
+		})
+	}
+	wg.Wait()
+	if failed.Load() != 4 || ok.Load() != 12 {
+		t.Errorf("%d writes failed, %d succeeded; want 4 and 12", failed.Load(), ok.Load())
 	}
 }
