@@ -106,6 +106,11 @@ func (s *MemoryEvents) Record(_ context.Context, sessionID, streamID string, dat
 	return nil
 }
 
+// RecordLater implements Events: it stores at once.
+func (s *MemoryEvents) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	done(s.Record(ctx, sessionID, streamID, data...))
+}
+
 // Append implements mcp.EventStore.
 func (s *MemoryEvents) Append(_ context.Context, sessionID, streamID string, data []byte) error {
 	s.mu.Lock()

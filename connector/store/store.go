@@ -69,6 +69,13 @@ type Events interface {
 	// returns once all of them are stored; on an error, a prefix of them
 	// may be.
 	Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error
+	// RecordLater is Record for a stream whose events are already on
+	// their way to the client: a networked backend may send it with other
+	// writes a moment later (write-behind) rather than make a round trip
+	// for it now, and calls done, once, with the outcome when the events
+	// are stored (from this backend, After reads them from then on). A
+	// backend that stores them at once calls done before returning.
+	RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte)
 }
 
 // ErrNotFound is returned (wrapped) for a record that does not exist or

@@ -297,6 +297,15 @@ func (x *tracedEvents) Record(ctx context.Context, sessionID, streamID string, d
 	return err
 }
 
+// RecordLater is recorded until its events are stored.
+func (x *tracedEvents) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	ctx, c := x.s.begin(ctx, opEventsRecord)
+	x.inner.RecordLater(ctx, sessionID, streamID, func(err error) {
+		x.s.end(ctx, c, err)
+		done(err)
+	}, data...)
+}
+
 // After is recorded while its sequence is read: that is when the backend
 // is asked.
 func (x *tracedEvents) After(ctx context.Context, sessionID, streamID string, index int) iter.Seq2[[]byte, error] {

@@ -25,12 +25,16 @@ type fastStream struct {
 // client then resumes the stream (GET with Last-Event-ID), which waits for
 // the result and is then replayed by the go-sdk from the event store.
 //
-// An event is stored before any byte of it reaches the client, but no
-// sooner: the priming event waits in the response's buffer, and the
-// stream is opened and the priming event stored when it must go out on
-// its own (primeDelay, CloseStream); a call that ends first has its
-// stream opened and both events stored in one step (Record), one round
-// trip to a shared store instead of three.
+// The priming event waits in the response's buffer: when it must go out
+// on its own (primeDelay, CloseStream), the stream is opened and the
+// event stored first, and the result is appended before it goes out. A
+// call that ends first (most) has its stream opened and both events
+// stored in one step, and with an event store that can
+// (store.Events.RecordLater) without waiting: a shared store sends them
+// with other answers' a moment later (write-behind), one round trip for
+// many instead of three each. Until they are stored, a resumption on
+// this replica waits for them (resume); one on another replica within
+// that moment finds the stream unknown.
 func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
 	defer cleanup()
@@ -99,18 +103,36 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 	mu.Lock()
 	defer mu.Unlock()
 	ended = true
+	finish := func() {
+		f.streams.Delete(stream)
+		close(st.done)
+	}
 	var ev []byte
 	if !cancelled() {
 		out := encode(res, err)
-		var serr error
-		if primed {
-			serr = f.events.Append(ctx, sid, stream, out)
-		} else {
+		switch rec, ok := f.events.(eventRecorder); {
+		case primed:
+			if err := f.events.Append(ctx, sid, stream, out); err != nil {
+				f.cfg.Logger.Warn("storing event", "err", err)
+			}
+			finish()
+		case ok:
+			// Both events go out together now: a shared store may take
+			// them a moment later, with other answers' (a resumption
+			// here waits for them).
 			primed = true
-			serr = f.record(ctx, sid, stream, nil, out)
-		}
-		if serr != nil {
-			f.cfg.Logger.Warn("storing event", "err", serr)
+			rec.RecordLater(ctx, sid, stream, func(err error) {
+				if err != nil {
+					f.cfg.Logger.Warn("storing event", "err", err)
+				}
+				finish()
+			}, nil, out)
+		default:
+			primed = true
+			if err := f.record(ctx, sid, stream, nil, out); err != nil {
+				f.cfg.Logger.Warn("storing event", "err", err)
+			}
+			finish()
 		}
 		ev = make([]byte, 0, len(out)+len(stream)+40)
 		ev = append(ev, "event: message\nid: "...)
@@ -120,19 +142,19 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 		ev = append(ev, "\n\n"...)
 	} else {
 		storePrime() // it goes out with the end of the response
+		finish()
 	}
-	f.streams.Delete(stream)
-	close(st.done)
 	if !closed && ev != nil {
 		w.Write(ev)
 	}
 }
 
 // eventRecorder is an event store that stores a stream's events in one
-// step (store.Events); with one, an answer costs one round trip to a
-// shared store.
+// step (store.Events); with one, an answer costs at most one round trip
+// to a shared store, shared with other answers'.
 type eventRecorder interface {
 	Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error
+	RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte)
 }
 
 // record opens a stream and appends data to it, in one step when the

@@ -159,12 +159,26 @@ func (e *events) Append(ctx context.Context, sessionID, streamID string, data []
 }
 
 func (e *events) Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error {
+	return e.s.wrap(e.batch.run(ctx, recordScript, e.keys(sessionID), e.recordArgs(streamID, data)...))
+}
+
+// RecordLater queues the write behind, for the next batch (within the
+// store's write_behind linger); with write_behind=0 it is Record.
+func (e *events) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	if e.batch.linger <= 0 {
+		done(e.Record(ctx, sessionID, streamID, data...))
+		return
+	}
+	e.batch.later(recordScript, e.keys(sessionID), func(err error) { done(e.s.wrap(err)) }, e.recordArgs(streamID, data)...)
+}
+
+func (e *events) recordArgs(streamID string, data [][]byte) []any {
 	args := make([]any, 0, 4+len(data))
 	args = append(args, streamID, e.maxStreams, e.ttl.Milliseconds(), e.maxEvents)
 	for _, d := range data {
 		args = append(args, d)
 	}
-	return e.s.wrap(e.batch.run(ctx, recordScript, e.keys(sessionID), args...))
+	return args
 }
 
 func (e *events) After(ctx context.Context, sessionID, streamID string, index int) iter.Seq2[[]byte, error] {

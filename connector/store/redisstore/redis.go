@@ -13,6 +13,10 @@
 //     may be given as addr=host:port parameters);
 //   - prefix=P: every key starts with P (default "mcpgen:"), so that
 //     several connectors can share one Redis;
+//   - write_behind=DURATION: how long a write behind (Events.RecordLater:
+//     a session answer already written to its client) may wait to go to
+//     Redis with others, in one round trip (default DefaultWriteBehind;
+//     0: each is sent at once and its caller waits for it);
 //   - max_tasks=N: how many task records that have not expired one owner
 //     (a verified subject; without auth, everyone) may have (default
 //     store.DefaultMaxTasks); past it, creating a task fails with
@@ -48,6 +52,12 @@ import (
 // DefaultTimeout bounds dialing Redis and each command when the URL does
 // not say otherwise: what needs the store fails fast while Redis is down.
 const DefaultTimeout = 2 * time.Second
+
+// DefaultWriteBehind is how long a write behind waits for others to go
+// to Redis with, unless the URL's write_behind parameter says otherwise:
+// a session answer's events are readable from other replicas at most
+// about this (and a round trip) after the answer was written.
+const DefaultWriteBehind = time.Millisecond
 
 // DefaultPrefix starts every key unless the URL's prefix parameter says
 // otherwise.
@@ -115,6 +125,15 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 		maxTasks = n
 		q.Del("max_tasks")
 	}
+	writeBehind := DefaultWriteBehind
+	if q.Has("write_behind") {
+		d, err := time.ParseDuration(q.Get("write_behind"))
+		if err != nil || d < 0 || d > time.Second {
+			return nil, fmt.Errorf("store URL %s: write_behind=%q: want a duration from 0 to 1s, such as 1ms", where, q.Get("write_behind"))
+		}
+		writeBehind = d
+		q.Del("write_behind")
+	}
 	if !q.Has("dial_timeout") {
 		q.Set("dial_timeout", DefaultTimeout.String())
 	}
@@ -144,7 +163,7 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 	}
 	s := &Store{rdb: rdb, prefix: prefix, where: where}
 	s.sessions = sessions{s}
-	s.events = events{s: s, batch: batcher{rdb: rdb}, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
+	s.events = events{s: s, batch: batcher{rdb: rdb, linger: writeBehind}, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
 	s.bus = bus{s}
 	s.limiter = limiter{s}
 	s.tasks = tasks{s: s, max: maxTasks}
@@ -250,8 +269,10 @@ func (s *Store) Tasks() store.Tasks       { return &s.tasks }
 func (s *Store) Secrets() store.Secrets   { return &s.secrets }
 func (s *Store) Records() store.Records   { return &s.records }
 
-// Close stops the health watcher and closes the connections.
+// Close sends the writes behind still queued, stops the health watcher
+// and closes the connections.
 func (s *Store) Close() error {
+	s.events.batch.drain()
 	s.stop()
 	s.watcher.Wait()
 	err := s.rdb.Close()

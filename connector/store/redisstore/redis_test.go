@@ -262,3 +262,64 @@ func TestEventsConcurrent(t *testing.T) {
 		t.Errorf("%d writes failed, %d succeeded; want 4 and 12", failed.Load(), ok.Load())
 	}
 }
+
+// TestRecordLater: writes behind are stored, each one's done called once
+// with its outcome, and Close sends those still queued before it returns
+// (a replica that drains on SIGTERM loses none).
+func TestRecordLater(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	for _, linger := range []string{"0", "20ms", "1s"} {
+		t.Run(linger, func(t *testing.T) {
+			prefix := "later" + linger + ":"
+			st, err := store.Open(ctx, r.URL()+"/0?prefix="+prefix+"&write_behind="+linger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			var done sync.Map
+			for g := range 20 {
+				wg.Go(func() {
+					st.Events().RecordLater(ctx, "s", fmt.Sprint(g), func(err error) {
+						if _, again := done.LoadOrStore(g, err); again {
+							t.Errorf("done of write %d called twice", g)
+						}
+					}, nil, fmt.Appendf(nil, "r%d", g))
+				})
+			}
+			wg.Wait()
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			other, err := store.Open(ctx, r.URL()+"/0?prefix="+prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			for g := range 20 {
+				err, ok := done.Load(g)
+				if !ok {
+					t.Errorf("write %d: done not called by the time Close returned", g)
+					continue
+				}
+				if err != nil {
+					t.Errorf("write %d: %v", g, err)
+				}
+				var got []string
+				for d, err := range other.Events().After(ctx, "s", fmt.Sprint(g), 0) {
+					if err != nil {
+						t.Errorf("write %d: After: %v", g, err)
+						break
+					}
+					got = append(got, string(d))
+				}
+				if fmt.Sprint(got) != fmt.Sprint("[r", g, "]") {
+					t.Errorf("write %d: After(0) on another store = %v; want [r%d]", g, got, g)
+				}
+			}
+		})
+	}
+	if _, err := store.Open(ctx, r.URL()+"/0?write_behind=soon"); err == nil || !strings.Contains(err.Error(), `write_behind="soon"`) {
+		t.Errorf("Open with write_behind=soon: %v; want an error naming it", err)
+	}
+}
