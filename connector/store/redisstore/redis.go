@@ -26,7 +26,10 @@
 // session id as a Redis Cluster hash tag, so the operations on one session
 // stay in one hash slot; every operation that must be atomic (taking from
 // a bucket, moving a task, get-or-create of a secret) is one command or one
-// Lua script on one key or one slot, and so one round trip.
+// Lua script on one key or one slot, and so one round trip. Event writes
+// of concurrent requests share their round trips (one pipeline), and a
+// session answer's events, already written to the client, may wait up to
+// write_behind to go with others.
 //
 // The store failing is survived, not fatal: commands time out quickly
 // (DefaultTimeout) with an error naming Redis, the client reconnects by
