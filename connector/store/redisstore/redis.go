@@ -60,7 +60,7 @@ const DefaultTimeout = 2 * time.Second
 // to Redis with, unless the URL's write_behind parameter says otherwise:
 // a session answer's events are readable from other replicas at most
 // about this (and a round trip) after the answer was written.
-const DefaultWriteBehind = time.Millisecond
+const DefaultWriteBehind = 2 * time.Millisecond
 
 // DefaultPrefix starts every key unless the URL's prefix parameter says
 // otherwise.
