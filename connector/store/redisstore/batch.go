@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,15 @@ type batcher struct {
 // maxBehind is how many writes behind make the queue go without waiting
 // for the timer.
 const maxBehind = 128
+
+// maxQueued bounds the queue: while Redis does not keep up (down, each
+// batch waiting for its timeout), a write behind that finds this many
+// queued fails at once with errBehind rather than the queue growing with
+// the request rate.
+const maxQueued = 4096
+
+// errBehind is the error of a write behind refused by a full queue.
+var errBehind = errors.New("too many event writes waiting for Redis; this one was dropped")
 
 // write is one script run by the batcher.
 type write struct {
@@ -78,6 +88,11 @@ func (b *batcher) run(ctx context.Context, script *redis.Script, keys []string, 
 func (b *batcher) later(script *redis.Script, keys []string, done func(error), args ...any) {
 	w := &write{script: script, keys: keys, args: args, done: done}
 	b.mu.Lock()
+	if len(b.queue) >= maxQueued {
+		b.mu.Unlock()
+		done(errBehind)
+		return
+	}
 	b.queue = append(b.queue, w)
 	switch {
 	case b.busy:
