@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgen/mcpgen"
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -517,6 +518,78 @@ func TestFastPathCloseStream(t *testing.T) {
 	close(release)
 	if g := <-got; g != "result" {
 		t.Errorf("the result was not replayed after Last-Event-ID: %s", g)
+	}
+}
+
+// heldEvents is an event store whose writes behind (RecordLater) wait
+// until release is closed, as a shared store's may for a moment.
+type heldEvents struct {
+	store.Events
+	release chan struct{}
+}
+
+func (e *heldEvents) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	go func() {
+		<-e.release
+		done(e.Record(ctx, sessionID, streamID, data...))
+	}()
+}
+
+type heldStore struct {
+	store.Store
+	events *heldEvents
+}
+
+func (s *heldStore) Events() store.Events { return s.events }
+
+// TestFastPathResumeBeforeStored: a session answer is written to its
+// client before its events are stored (write-behind); a client resuming
+// it meanwhile on the same replica gets the result once they are, not an
+// unknown stream.
+func TestFastPathResumeBeforeStored(t *testing.T) {
+	mem := store.NewMemory(store.MemoryOptions{})
+	release := make(chan struct{})
+	st := &heldStore{Store: mem, events: &heldEvents{Events: mem.Events(), release: release}}
+	url := serveHTTP(t, testApp(newProbe()), connector.WithStore(st))
+	h := rawSession(t, url)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3"}}}`, h)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var prime string
+	for _, l := range strings.Split(string(body), "\n") {
+		if id, ok := strings.CutPrefix(l, "id: "); ok && prime == "" {
+			prime = id
+		}
+	}
+	if prime == "" || !strings.Contains(string(body), "C3-1") {
+		t.Fatalf("answer: %q; want a priming event and the result before the events are stored", body)
+	}
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", h["Mcp-Session-Id"])
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Last-Event-ID", prime)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan string, 1)
+	go func() {
+		gresp, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer gresp.Body.Close()
+		b, _ := io.ReadAll(gresp.Body)
+		if gresp.StatusCode != http.StatusOK || !strings.Contains(string(b), "C3-1") {
+			got <- fmt.Sprintf("%s %q", gresp.Status, b)
+			return
+		}
+		got <- "result"
+	}()
+	time.Sleep(50 * time.Millisecond) // the resumption is waiting
+	close(release)
+	if g := <-got; g != "result" {
+		t.Errorf("resuming before the events were stored: %s; want the result replayed", g)
 	}
 }
 

@@ -55,6 +55,7 @@ type sample struct {
 	loadBusy float64       // the same for the load generator
 	rssKB    int
 	storeCPU time.Duration // redis-server CPU per call (mcpgen-redis)
+	storeCmd string        // the commands Redis ran per call (mcpgen-redis)
 }
 
 // server is one running server process.
@@ -103,7 +104,7 @@ func measure(c config) error {
 					fmt.Fprintf(os.Stderr, "rep %d %-9s %2d clients %-6s %6.0f calls/s  p50 %8s  p99 %8s  cpu/call %6s  rss %5.1f MB  server busy %3.0f%%  load generator busy %3.0f%%\n",
 						rep+1, era, n, name, s.callsPS, us(s.p50), us(s.p99), us(s.cpuPer), float64(s.rssKB)/1024, 100*s.busy, 100*s.loadBusy)
 					if s.storeCPU > 0 {
-						fmt.Fprintf(os.Stderr, "      redis-server cpu/call %s\n", us(s.storeCPU))
+						fmt.Fprintf(os.Stderr, "      redis-server cpu/call %s  commands/call: %s\n", us(s.storeCPU), s.storeCmd)
 					}
 					res[k] = append(res[k], s)
 				}
@@ -162,12 +163,14 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 	measureFrom := start.Add(c.warmup)
 	until := measureFrom.Add(c.duration)
 	var cpu0, self0, store0 time.Duration
+	var cmds0 map[string]int64
 	var cpuOnce sync.Once
 	readCPU0 := func() {
 		cpu0, _ = procCPU(s.cmd.Process.Pid)
 		self0, _ = procCPU(os.Getpid())
 		if name == "mcpgen-redis" {
 			store0 = benchRedis.cpu()
+			cmds0, _ = benchRedis.commands()
 		}
 	}
 	go func() {
@@ -218,8 +221,11 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 	}
 	self1, _ := procCPU(os.Getpid())
 	var store1 time.Duration
+	var storeCmd string
 	if name == "mcpgen-redis" {
 		store1 = benchRedis.cpu()
+		cmds1, _ := benchRedis.commands()
+		storeCmd = perCall(cmds0, cmds1, len(lat))
 	}
 	rss, _ := procRSS(s.cmd.Process.Pid)
 	if firstErr != nil {
@@ -239,6 +245,7 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 		loadBusy: float64(self1-self0) / float64(elapsed),
 		rssKB:    rss,
 		storeCPU: (store1 - store0) / time.Duration(len(lat)),
+		storeCmd: storeCmd,
 	}, nil
 }
 
@@ -512,12 +519,12 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 	}
 	// The store's own work, which the connector's CPU per call leaves out.
 	fmt.Println()
-	fmt.Println("| mode | clients | redis-server CPU/call (mcpgen-redis) |")
-	fmt.Println("|---|---:|---:|")
+	fmt.Println("| mode | clients | redis-server CPU/call (mcpgen-redis) | Redis commands/call (those scripts run included) |")
+	fmt.Println("|---|---:|---:|---|")
 	for _, era := range c.eras {
 		for _, n := range c.sessions {
 			if m, ok := medians(res[key{"mcpgen-redis", era, n}]); ok {
-				fmt.Printf("| %s | %d | %s |\n", modeLabel(era, "mcpgen-redis"), n, us(m.storeCPU))
+				fmt.Printf("| %s | %d | %s | %s |\n", modeLabel(era, "mcpgen-redis"), n, us(m.storeCPU), m.storeCmd)
 			}
 		}
 	}
@@ -571,6 +578,7 @@ func medians(ss []sample) (sample, bool) {
 		busy:     med(func(s sample) float64 { return s.busy }),
 		rssKB:    int(med(func(s sample) float64 { return float64(s.rssKB) })),
 		storeCPU: time.Duration(med(func(s sample) float64 { return float64(s.storeCPU) })),
+		storeCmd: ss[len(ss)-1].storeCmd, // the same in every run but for the calls in flight
 	}, true
 }
 

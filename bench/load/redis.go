@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -74,27 +77,95 @@ func (r *redisServer) cpu() time.Duration {
 // usedMemory is Redis's own count of the bytes it holds (INFO memory,
 // used_memory).
 func (r *redisServer) usedMemory() (int64, error) {
-	conn, err := net.DialTimeout("tcp", r.addr, time.Second)
+	lines, err := r.info("memory")
 	if err != nil {
 		return 0, err
 	}
+	for _, line := range lines {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("INFO memory: no used_memory")
+}
+
+// commands is how many times Redis has run each command so far (INFO
+// commandstats), by lower-case name; the commands a script runs count
+// too, under their own names.
+func (r *redisServer) commands() (map[string]int64, error) {
+	lines, err := r.info("commandstats")
+	if err != nil {
+		return nil, err
+	}
+	n := map[string]int64{}
+	for _, line := range lines {
+		// cmdstat_evalsha:calls=3,usec=...
+		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":")
+		if !ok || len(name) == len(line) {
+			continue
+		}
+		calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
+		if v, err := strconv.ParseInt(calls, 10, 64); err == nil {
+			n[name] = v
+		}
+	}
+	return n, nil
+}
+
+// info returns the lines of one section of INFO.
+func (r *redisServer) info(section string) ([]string, error) {
+	conn, err := net.DialTimeout("tcp", r.addr, time.Second)
+	if err != nil {
+		return nil, err
+	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := conn.Write([]byte("*2\r\n$4\r\nINFO\r\n$6\r\nmemory\r\n")); err != nil {
-		return 0, err
+	if _, err := fmt.Fprintf(conn, "*2\r\n$4\r\nINFO\r\n$%d\r\n%s\r\n", len(section), section); err != nil {
+		return nil, err
 	}
 	br := bufio.NewReader(conn)
 	head, err := br.ReadString('\n')
 	if err != nil || !strings.HasPrefix(head, "$") {
-		return 0, fmt.Errorf("INFO memory: unexpected answer %q (%v)", head, err)
+		return nil, fmt.Errorf("INFO %s: unexpected answer %q (%v)", section, head, err)
 	}
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return 0, fmt.Errorf("INFO memory: no used_memory")
-		}
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			return strconv.ParseInt(v, 10, 64)
+	size, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil {
+		return nil, fmt.Errorf("INFO %s: unexpected answer %q", section, head)
+	}
+	body := make([]byte, size+2)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return nil, fmt.Errorf("INFO %s: %v", section, err)
+	}
+	return strings.Split(strings.TrimSpace(strings.ReplaceAll(string(body), "\r", "")), "\n"), nil
+}
+
+// perCall formats the commands run between a and b per call, most first:
+// "evalsha 3.0, hset 4.0".
+func perCall(a, b map[string]int64, calls int) string {
+	type cmd struct {
+		name string
+		n    float64
+	}
+	var cs []cmd
+	for name, v := range b {
+		if d := v - a[name]; d > 0 && calls > 0 {
+			cs = append(cs, cmd{name, float64(d) / float64(calls)})
 		}
 	}
+	slices.SortFunc(cs, func(x, y cmd) int {
+		if x.n != y.n {
+			return cmp.Compare(y.n, x.n)
+		}
+		return strings.Compare(x.name, y.name)
+	})
+	var parts []string
+	for _, c := range cs {
+		if c.n >= 0.05 {
+			parts = append(parts, fmt.Sprintf("%s %.1f", c.name, c.n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -65,7 +65,7 @@ func NewMemoryEvents(maxBytes, maxStreams int) *MemoryEvents {
 	return &MemoryEvents{maxBytes: maxBytes, maxStreams: maxStreams, sessions: map[string]*sessionEvents{}}
 }
 
-var _ mcp.EventStore = (*MemoryEvents)(nil)
+var _ Events = (*MemoryEvents)(nil)
 
 // Open implements mcp.EventStore.
 func (s *MemoryEvents) Open(_ context.Context, sessionID, streamID string) error {
@@ -95,10 +95,32 @@ func (s *MemoryEvents) stream(sessionID, streamID string, first int) *streamEven
 	return st
 }
 
+// Record implements Events.
+func (s *MemoryEvents) Record(_ context.Context, sessionID, streamID string, data ...[]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stream(sessionID, streamID, 0)
+	for _, d := range data {
+		s.append(sessionID, streamID, d)
+	}
+	return nil
+}
+
+// RecordLater implements Events: it stores at once.
+func (s *MemoryEvents) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	done(s.Record(ctx, sessionID, streamID, data...))
+}
+
 // Append implements mcp.EventStore.
 func (s *MemoryEvents) Append(_ context.Context, sessionID, streamID string, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.append(sessionID, streamID, data)
+	return nil
+}
+
+// append appends data to a stream. Requires s.mu.
+func (s *MemoryEvents) append(sessionID, streamID string, data []byte) {
 	// A stream appended to without Open was dropped while it was still in
 	// use: its indexes are unknown, so it can no longer be replayed.
 	st := s.stream(sessionID, streamID, -1)
@@ -126,7 +148,6 @@ func (s *MemoryEvents) Append(_ context.Context, sessionID, streamID string, dat
 			st.first++
 		}
 	}
-	return nil
 }
 
 // drop forgets a stream. Requires s.mu.

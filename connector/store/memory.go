@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 )
 
@@ -89,13 +88,13 @@ type Memory struct {
 
 var _ Store = (*Memory)(nil)
 
-func (m *Memory) Sessions() Sessions     { return m.sessions }
-func (m *Memory) Events() mcp.EventStore { return m.events }
-func (m *Memory) Bus() Bus               { return m.bus }
-func (m *Memory) Limiter() Limiter       { return m.limiter }
-func (m *Memory) Tasks() Tasks           { return m.tasks }
-func (m *Memory) Secrets() Secrets       { return m.secrets }
-func (m *Memory) Records() Records       { return m.records }
+func (m *Memory) Sessions() Sessions { return m.sessions }
+func (m *Memory) Events() Events     { return m.events }
+func (m *Memory) Bus() Bus           { return m.bus }
+func (m *Memory) Limiter() Limiter   { return m.limiter }
+func (m *Memory) Tasks() Tasks       { return m.tasks }
+func (m *Memory) Secrets() Secrets   { return m.secrets }
+func (m *Memory) Records() Records   { return m.records }
 
 // Close ends every bus subscription.
 func (m *Memory) Close() error {

@@ -40,7 +40,7 @@ type Store interface {
 	// go-sdk's mcp.EventStore contract: After yields an error wrapping
 	// mcp.ErrEventsPurged, and no partial data, when an event after the
 	// index is no longer kept; the memory backend bounds its memory.
-	Events() mcp.EventStore
+	Events() Events
 	// Bus carries notifications between the parts of a connector, and
 	// between replicas sharing the store.
 	Bus() Bus
@@ -56,6 +56,26 @@ type Store interface {
 	// Close releases what the backend holds (connections, goroutines).
 	// Nothing may be called after it.
 	Close() error
+}
+
+// Events is the event store of a backend: the go-sdk's mcp.EventStore, and
+// Record, which stores a response stream whose events are known together
+// in one step.
+type Events interface {
+	mcp.EventStore
+	// Record opens stream streamID of session sessionID and appends each
+	// of data to it, in order: what Open and then one Append per element
+	// do, in one step (one round trip for a networked backend). It
+	// returns once all of them are stored; on an error, a prefix of them
+	// may be.
+	Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error
+	// RecordLater is Record for a stream whose events are already on
+	// their way to the client: a networked backend may send it with other
+	// writes a moment later (write-behind) rather than make a round trip
+	// for it now, and calls done, once, with the outcome when the events
+	// are stored (from this backend, After reads them from then on). A
+	// backend that stores them at once calls done before returning.
+	RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte)
 }
 
 // ErrNotFound is returned (wrapped) for a record that does not exist or

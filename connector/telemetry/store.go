@@ -33,6 +33,7 @@ const (
 	opSessionsDelete
 	opEventsOpen
 	opEventsAppend
+	opEventsRecord
 	opEventsAfter
 	opEventsSessionClosed
 	opBusPublish
@@ -53,7 +54,7 @@ const (
 
 var storeOps = [numStoreOps]string{
 	"Sessions.Create", "Sessions.Get", "Sessions.Put", "Sessions.Touch", "Sessions.Delete",
-	"Events.Open", "Events.Append", "Events.After", "Events.SessionClosed",
+	"Events.Open", "Events.Append", "Events.Record", "Events.After", "Events.SessionClosed",
 	"Bus.Publish", "Bus.Subscribe",
 	"Limiter.Take",
 	"Tasks.Create", "Tasks.Get", "Tasks.Update", "Tasks.List",
@@ -136,7 +137,7 @@ type tracedStore struct {
 }
 
 func (s *tracedStore) Sessions() store.Sessions { return &s.sessions }
-func (s *tracedStore) Events() mcp.EventStore   { return &s.events }
+func (s *tracedStore) Events() store.Events     { return &s.events }
 func (s *tracedStore) Bus() store.Bus           { return &s.bus }
 func (s *tracedStore) Limiter() store.Limiter   { return &s.limiter }
 func (s *tracedStore) Tasks() store.Tasks       { return &s.tasks }
@@ -272,7 +273,7 @@ func (x *tracedSessions) Delete(ctx context.Context, id string) error {
 
 type tracedEvents struct {
 	s     *tracedStore
-	inner mcp.EventStore
+	inner store.Events
 }
 
 func (x *tracedEvents) Open(ctx context.Context, sessionID, streamID string) error {
@@ -287,6 +288,22 @@ func (x *tracedEvents) Append(ctx context.Context, sessionID, streamID string, d
 	err := x.inner.Append(ctx, sessionID, streamID, data)
 	x.s.end(ctx, c, err)
 	return err
+}
+
+func (x *tracedEvents) Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error {
+	ctx, c := x.s.begin(ctx, opEventsRecord)
+	err := x.inner.Record(ctx, sessionID, streamID, data...)
+	x.s.end(ctx, c, err)
+	return err
+}
+
+// RecordLater is recorded until its events are stored.
+func (x *tracedEvents) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	ctx, c := x.s.begin(ctx, opEventsRecord)
+	x.inner.RecordLater(ctx, sessionID, streamID, func(err error) {
+		x.s.end(ctx, c, err)
+		done(err)
+	}, data...)
 }
 
 // After is recorded while its sequence is read: that is when the backend

@@ -24,27 +24,43 @@ type fastStream struct {
 // over, the response's last chunk written and the connection closed); the
 // client then resumes the stream (GET with Last-Event-ID), which waits for
 // the result and is then replayed by the go-sdk from the event store.
+//
+// The priming event waits in the response's buffer: when it must go out
+// on its own (primeDelay, CloseStream), the stream is opened and the
+// event stored first, and the result is appended before it goes out. A
+// call that ends first (most) has its stream opened and both events
+// stored in one step, and with an event store that can
+// (store.Events.RecordLater) without waiting: a shared store sends them
+// with other answers' a moment later (write-behind), one round trip for
+// many instead of three each. Until they are stored, a resumption on
+// this replica waits for them (resume); one on another replica within
+// that moment finds the stream unknown.
 func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
 	defer cleanup()
 	stream := rand.Text()
-	if err := f.events.Open(ctx, sid, stream); err != nil {
-		http.Error(w, "storing stream: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if err := f.events.Append(ctx, sid, stream, nil); err != nil {
-		f.cfg.Logger.Warn("storing priming event", "err", err)
-	}
 	wh := w.Header()
 	wh["Content-Type"] = []string{"text/event-stream"}
 	wh["Connection"] = []string{"keep-alive"}
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
 	var (
-		mu     sync.Mutex // guards w, ended and closed
+		mu     sync.Mutex // guards w, ended, closed and primed
 		ended  bool       // the call has ended
 		closed bool       // CloseStream ended the response
+		primed bool       // the stream is open with its priming event stored
 	)
+	// storePrime stores the priming event before it goes out alone.
+	// Requires mu.
+	storePrime := func() {
+		if primed {
+			return
+		}
+		primed = true
+		if err := f.record(ctx, sid, stream, nil); err != nil {
+			f.cfg.Logger.Warn("storing priming event", "err", err)
+		}
+	}
 	// The priming event goes out with the result when the call ends within
 	// primeDelay (one write instead of two), else on its own then, so the
 	// client has an event id to resume from.
@@ -52,6 +68,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 		mu.Lock()
 		defer mu.Unlock()
 		if !ended && !closed {
+			storePrime()
 			http.NewResponseController(w).Flush()
 		}
 	})
@@ -64,6 +81,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 			if ended || closed {
 				return
 			}
+			storePrime()
 			if args.RetryAfter > 0 {
 				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
 			}
@@ -82,11 +100,39 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 	}
 	res, err := run(ctx, method, mreq)
 	prime.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	ended = true
+	finish := func() {
+		f.streams.Delete(stream)
+		close(st.done)
+	}
 	var ev []byte
 	if !cancelled() {
 		out := encode(res, err)
-		if err := f.events.Append(ctx, sid, stream, out); err != nil {
-			f.cfg.Logger.Warn("storing event", "err", err)
+		switch rec, ok := f.events.(eventRecorder); {
+		case primed:
+			if err := f.events.Append(ctx, sid, stream, out); err != nil {
+				f.cfg.Logger.Warn("storing event", "err", err)
+			}
+			finish()
+		case ok:
+			// Both events go out together now: a shared store may take
+			// them a moment later, with other answers' (a resumption
+			// here waits for them).
+			primed = true
+			rec.RecordLater(ctx, sid, stream, func(err error) {
+				if err != nil {
+					f.cfg.Logger.Warn("storing event", "err", err)
+				}
+				finish()
+			}, nil, out)
+		default:
+			primed = true
+			if err := f.record(ctx, sid, stream, nil, out); err != nil {
+				f.cfg.Logger.Warn("storing event", "err", err)
+			}
+			finish()
 		}
 		ev = make([]byte, 0, len(out)+len(stream)+40)
 		ev = append(ev, "event: message\nid: "...)
@@ -94,15 +140,38 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 		ev = append(ev, "_1\ndata: "...)
 		ev = append(ev, out...)
 		ev = append(ev, "\n\n"...)
+	} else {
+		storePrime() // it goes out with the end of the response
+		finish()
 	}
-	f.streams.Delete(stream)
-	close(st.done)
-	mu.Lock()
-	defer mu.Unlock()
-	ended = true
 	if !closed && ev != nil {
 		w.Write(ev)
 	}
+}
+
+// eventRecorder is an event store that stores a stream's events in one
+// step (store.Events); with one, an answer costs at most one round trip
+// to a shared store, shared with other answers'.
+type eventRecorder interface {
+	Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error
+	RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte)
+}
+
+// record opens a stream and appends data to it, in one step when the
+// event store can.
+func (f *Handler) record(ctx context.Context, sid, stream string, data ...[]byte) error {
+	if rec, ok := f.events.(eventRecorder); ok {
+		return rec.Record(ctx, sid, stream, data...)
+	}
+	if err := f.events.Open(ctx, sid, stream); err != nil {
+		return err
+	}
+	for _, d := range data {
+		if err := f.events.Append(ctx, sid, stream, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logStream is the answer to a request without a session while its

@@ -13,9 +13,10 @@ import (
 
 // BenchmarkStore compares one operation of each hot path on the memory
 // backend and on a local redis-server (loopback): a rate-limited call's
-// Take, a session request's Touch, and a stream event's Append.
+// Take, a session request's Touch, a session answer's Record and a
+// stream event's Append.
 //
-//	go test ./runtime/store/redisstore -run XXX -bench . -benchtime 2s
+//	go test ./connector/store/redisstore -run '^$' -bench . -benchtime 1s -benchmem
 func BenchmarkStore(b *testing.B) {
 	r := testenv.StartRedis(b)
 	for _, url := range []string{"memory://", r.URL()} {
@@ -40,6 +41,16 @@ func BenchmarkStore(b *testing.B) {
 			}
 			for b.Loop() {
 				if err := st.Sessions().Touch(ctx, "bench", time.Hour); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("Record/"+name, func(b *testing.B) {
+			// A session answer's events: a priming event and the result.
+			ev := st.Events()
+			data := make([]byte, 256)
+			for i := 0; b.Loop(); i++ {
+				if err := ev.Record(ctx, "bench", fmt.Sprint(i), nil, data); err != nil {
 					b.Fatal(err)
 				}
 			}

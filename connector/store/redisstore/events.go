@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/mcpgen/mcpgen/connector/store"
 )
 
 // DefaultStreamEvents is how many events of one stream the Redis backend
@@ -25,12 +27,13 @@ const DefaultEventTTL = time.Hour
 // on one slot, and SessionClosed deletes two keys.
 type events struct {
 	s          *Store
+	batch      batcher
 	maxEvents  int
 	maxStreams int
 	ttl        time.Duration
 }
 
-var _ mcp.EventStore = (*events)(nil)
+var _ store.Events = (*events)(nil)
 
 func (e *events) keys(session string) []string {
 	t := tag("s", session)
@@ -45,6 +48,13 @@ local h, z, st = KEYS[1], KEYS[2], ARGV[1]
 if redis.call('HSETNX', h, st .. ':first', 0) == 1 then
   redis.call('HSET', h, st .. ':next', 0)
 end
+` + openedLua + `
+return 0`)
+
+// openedLua marks stream st of hash h as the one used last in sorted set
+// z, drops the session's least recently used streams beyond ARGV[2], and
+// restarts both keys' TTL (ARGV[3] ms).
+const openedLua = `
 local now = redis.call('TIME')
 redis.call('ZADD', z, tonumber(now[1]) * 1000000 + tonumber(now[2]), st)
 local over = redis.call('ZCARD', z) - tonumber(ARGV[2])
@@ -63,8 +73,43 @@ if over > 0 then
   end
 end
 redis.call('PEXPIRE', h, ARGV[3])
-redis.call('PEXPIRE', z, ARGV[3])
-return 0`)
+redis.call('PEXPIRE', z, ARGV[3])`
+
+// recordScript opens stream ARGV[1] as openScript does (ARGV[2], ARGV[3])
+// and appends ARGV[5], ARGV[6], … to it as appendScript does, keeping
+// ARGV[4] events; an empty event takes its index but no field (After
+// reads a missing field as empty). It returns the stream's next index.
+var recordScript = redis.NewScript(`
+local h, z, st = KEYS[1], KEYS[2], ARGV[1]
+local keep = tonumber(ARGV[4])
+local first = tonumber(redis.call('HGET', h, st .. ':first'))
+local nxt = 0
+if first == nil then
+  first = 0
+else
+  nxt = tonumber(redis.call('HGET', h, st .. ':next')) or 0
+end
+local set = {}
+for a = 5, #ARGV do
+  if #ARGV[a] > 0 then
+    set[#set + 1] = st .. ':' .. nxt
+    set[#set + 1] = ARGV[a]
+  end
+  if first < 0 and nxt >= keep then redis.call('HDEL', h, st .. ':' .. (nxt - keep)) end
+  nxt = nxt + 1
+end
+if first >= 0 and nxt - first > keep then
+  local newfirst = nxt - keep
+  for j = first, newfirst - 1 do redis.call('HDEL', h, st .. ':' .. j) end
+  first = newfirst
+end
+set[#set + 1] = st .. ':first'
+set[#set + 1] = first
+set[#set + 1] = st .. ':next'
+set[#set + 1] = nxt
+redis.call('HSET', h, unpack(set))
+` + openedLua + `
+return nxt`)
 
 // appendScript appends ARGV[2] to stream ARGV[1], trimming it to ARGV[3]
 // events; a stream never opened (or dropped) gets first = -1: nothing of it
@@ -106,11 +151,34 @@ end
 return out`)
 
 func (e *events) Open(ctx context.Context, sessionID, streamID string) error {
-	return e.s.wrap(openScript.Run(ctx, e.s.rdb, e.keys(sessionID), streamID, e.maxStreams, e.ttl.Milliseconds()).Err())
+	return e.s.wrap(e.batch.run(ctx, openScript, e.keys(sessionID), streamID, e.maxStreams, e.ttl.Milliseconds()))
 }
 
 func (e *events) Append(ctx context.Context, sessionID, streamID string, data []byte) error {
-	return e.s.wrap(appendScript.Run(ctx, e.s.rdb, e.keys(sessionID), streamID, data, e.maxEvents, e.ttl.Milliseconds()).Err())
+	return e.s.wrap(e.batch.run(ctx, appendScript, e.keys(sessionID), streamID, data, e.maxEvents, e.ttl.Milliseconds()))
+}
+
+func (e *events) Record(ctx context.Context, sessionID, streamID string, data ...[]byte) error {
+	return e.s.wrap(e.batch.run(ctx, recordScript, e.keys(sessionID), e.recordArgs(streamID, data)...))
+}
+
+// RecordLater queues the write behind, for the next batch (within the
+// store's write_behind linger); with write_behind=0 it is Record.
+func (e *events) RecordLater(ctx context.Context, sessionID, streamID string, done func(error), data ...[]byte) {
+	if e.batch.linger <= 0 {
+		done(e.Record(ctx, sessionID, streamID, data...))
+		return
+	}
+	e.batch.later(recordScript, e.keys(sessionID), func(err error) { done(e.s.wrap(err)) }, e.recordArgs(streamID, data)...)
+}
+
+func (e *events) recordArgs(streamID string, data [][]byte) []any {
+	args := make([]any, 0, 4+len(data))
+	args = append(args, streamID, e.maxStreams, e.ttl.Milliseconds(), e.maxEvents)
+	for _, d := range data {
+		args = append(args, d)
+	}
+	return args
 }
 
 func (e *events) After(ctx context.Context, sessionID, streamID string, index int) iter.Seq2[[]byte, error] {

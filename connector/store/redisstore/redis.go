@@ -13,6 +13,10 @@
 //     may be given as addr=host:port parameters);
 //   - prefix=P: every key starts with P (default "mcpgen:"), so that
 //     several connectors can share one Redis;
+//   - write_behind=DURATION: how long a write behind (Events.RecordLater:
+//     a session answer already written to its client) may wait to go to
+//     Redis with others, in one round trip (default DefaultWriteBehind;
+//     0: each is sent at once and its caller waits for it);
 //   - max_tasks=N: how many task records that have not expired one owner
 //     (a verified subject; without auth, everyone) may have (default
 //     store.DefaultMaxTasks); past it, creating a task fails with
@@ -22,7 +26,10 @@
 // session id as a Redis Cluster hash tag, so the operations on one session
 // stay in one hash slot; every operation that must be atomic (taking from
 // a bucket, moving a task, get-or-create of a secret) is one command or one
-// Lua script on one key or one slot, and so one round trip.
+// Lua script on one key or one slot, and so one round trip. Event writes
+// of concurrent requests share their round trips (one pipeline), and a
+// session answer's events, already written to the client, may wait up to
+// write_behind to go with others.
 //
 // The store failing is survived, not fatal: commands time out quickly
 // (DefaultTimeout) with an error naming Redis, the client reconnects by
@@ -40,7 +47,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpgen/mcpgen/connector/store"
@@ -49,6 +55,12 @@ import (
 // DefaultTimeout bounds dialing Redis and each command when the URL does
 // not say otherwise: what needs the store fails fast while Redis is down.
 const DefaultTimeout = 2 * time.Second
+
+// DefaultWriteBehind is how long a write behind waits for others to go
+// to Redis with, unless the URL's write_behind parameter says otherwise:
+// a session answer's events are readable from other replicas at most
+// about this (and a round trip) after the answer was written.
+const DefaultWriteBehind = 2 * time.Millisecond
 
 // DefaultPrefix starts every key unless the URL's prefix parameter says
 // otherwise.
@@ -116,6 +128,15 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 		maxTasks = n
 		q.Del("max_tasks")
 	}
+	writeBehind := DefaultWriteBehind
+	if q.Has("write_behind") {
+		d, err := time.ParseDuration(q.Get("write_behind"))
+		if err != nil || d < 0 || d > time.Second {
+			return nil, fmt.Errorf("store URL %s: write_behind=%q: want a duration from 0 to 1s, such as 1ms", where, q.Get("write_behind"))
+		}
+		writeBehind = d
+		q.Del("write_behind")
+	}
 	if !q.Has("dial_timeout") {
 		q.Set("dial_timeout", DefaultTimeout.String())
 	}
@@ -145,7 +166,7 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 	}
 	s := &Store{rdb: rdb, prefix: prefix, where: where}
 	s.sessions = sessions{s}
-	s.events = events{s: s, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
+	s.events = events{s: s, batch: batcher{rdb: rdb, linger: writeBehind}, maxEvents: DefaultStreamEvents, maxStreams: store.DefaultEventStreams, ttl: DefaultEventTTL}
 	s.bus = bus{s}
 	s.limiter = limiter{s}
 	s.tasks = tasks{s: s, max: maxTasks}
@@ -235,20 +256,26 @@ func (s *Store) key(parts ...string) string {
 // share a hash slot. Braces in ids would end the tag early, so they are
 // replaced.
 func tag(kind, id string) string {
-	id = strings.NewReplacer("{", "(", "}", ")").Replace(id)
+	if strings.ContainsAny(id, "{}") {
+		id = braces.Replace(id)
+	}
 	return "{" + kind + ":" + id + "}"
 }
 
+var braces = strings.NewReplacer("{", "(", "}", ")")
+
 func (s *Store) Sessions() store.Sessions { return &s.sessions }
-func (s *Store) Events() mcp.EventStore   { return &s.events }
+func (s *Store) Events() store.Events     { return &s.events }
 func (s *Store) Bus() store.Bus           { return &s.bus }
 func (s *Store) Limiter() store.Limiter   { return &s.limiter }
 func (s *Store) Tasks() store.Tasks       { return &s.tasks }
 func (s *Store) Secrets() store.Secrets   { return &s.secrets }
 func (s *Store) Records() store.Records   { return &s.records }
 
-// Close stops the health watcher and closes the connections.
+// Close sends the writes behind still queued, stops the health watcher
+// and closes the connections.
 func (s *Store) Close() error {
+	s.events.batch.drain()
 	s.stop()
 	s.watcher.Wait()
 	err := s.rdb.Close()

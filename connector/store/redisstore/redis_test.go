@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/mcpgen/mcpgen/connector/store"
-	_ "github.com/mcpgen/mcpgen/connector/store/redisstore"
+	"github.com/mcpgen/mcpgen/connector/store/redisstore"
 	"github.com/mcpgen/mcpgen/connector/store/storetest"
 	"github.com/mcpgen/mcpgen/internal/testenv"
 )
@@ -118,6 +123,204 @@ func TestRedisDown(t *testing.T) {
 			t.Fatalf("no recovery after Redis restarted: %v, health %v", err, h.Health())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRecordTrims: a stream recorded in one step past DefaultStreamEvents
+// keeps its last events, as one appended event by event does, and
+// resuming before them is ErrEventsPurged.
+func TestRecordTrims(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL()+"/0?prefix=trim:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ev := st.Events()
+	n := redisstore.DefaultStreamEvents + 44
+	var data [][]byte
+	for i := range n - 4 {
+		data = append(data, fmt.Appendf(nil, "e%d", i))
+	}
+	if err := ev.Record(ctx, "s", "0", data...); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Record(ctx, "s", "0", []byte("e296"), nil, []byte("e298"), []byte("e299")); err != nil {
+		t.Fatal(err)
+	}
+	first := n - redisstore.DefaultStreamEvents
+	for _, c := range []struct {
+		index  int
+		want   int
+		purged bool
+	}{{-1, 0, true}, {first - 2, 0, true}, {first - 1, redisstore.DefaultStreamEvents, false}, {n - 3, 2, false}} {
+		var got []string
+		var err error
+		for d, e := range ev.After(ctx, "s", "0", c.index) {
+			if e != nil {
+				err = e
+				break
+			}
+			got = append(got, string(d))
+		}
+		if c.purged {
+			if !errors.Is(err, mcp.ErrEventsPurged) || len(got) != 0 {
+				t.Errorf("After(%d) = %d events, %v; want only ErrEventsPurged", c.index, len(got), err)
+			}
+			continue
+		}
+		if err != nil || len(got) != c.want || got[len(got)-1] != fmt.Sprint("e", n-1) || got[0] != fmt.Sprint("e", c.index+1) && got[0] != "" {
+			t.Errorf("After(%d) = %d events (%v…), %v; want %d ending in e%d", c.index, len(got), got[:min(len(got), 2)], err, c.want, n-1)
+		}
+	}
+}
+
+// TestEventsConcurrent: event writes of many requests at once, which
+// travel to Redis together, each still get their own result, and the
+// writes of each stream keep their order; also after Redis has forgotten
+// its scripts (SCRIPT FLUSH, as after a restart).
+func TestEventsConcurrent(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL()+"/0?prefix=conc:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	ev := st.Events()
+	for round := range 2 {
+		if round == 1 {
+			if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 32)
+		for g := range 32 {
+			wg.Go(func() {
+				sess, stream := fmt.Sprint("s", g%4), fmt.Sprint(round, "-", g)
+				if err := ev.Record(ctx, sess, stream, nil, []byte("r0")); err != nil {
+					errs <- err
+					return
+				}
+				for i := 1; i < 10; i++ {
+					if err := ev.Append(ctx, sess, stream, fmt.Appendf(nil, "r%d", i)); err != nil {
+						errs <- err
+						return
+					}
+				}
+				var got []string
+				for d, err := range ev.After(ctx, sess, stream, 0) {
+					if err != nil {
+						errs <- err
+						return
+					}
+					got = append(got, string(d))
+				}
+				if want := "[r0 r1 r2 r3 r4 r5 r6 r7 r8 r9]"; fmt.Sprint(got) != want {
+					errs <- fmt.Errorf("stream %s of %s: %v; want %s", stream, sess, got, want)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+	// A write that fails fails alone: a record of another type at a
+	// session's events key makes its scripts fail, not the others'.
+	if err := rdb.Set(ctx, "conc:{s:broken}:events", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var failed, ok atomic.Int64
+	for g := range 16 {
+		wg.Go(func() {
+			sess := "s0"
+			if g%4 == 0 {
+				sess = "broken"
+			}
+			if err := ev.Record(ctx, sess, fmt.Sprint("x", g), []byte("e")); err != nil {
+				if sess != "broken" {
+					t.Errorf("Record on %s: %v", sess, err)
+				}
+				failed.Add(1)
+				return
+			}
+			if sess == "broken" {
+				t.Errorf("Record on a key of another type succeeded")
+			}
+			ok.Add(1)
+		})
+	}
+	wg.Wait()
+	if failed.Load() != 4 || ok.Load() != 12 {
+		t.Errorf("%d writes failed, %d succeeded; want 4 and 12", failed.Load(), ok.Load())
+	}
+}
+
+// TestRecordLater: writes behind are stored, each one's done called once
+// with its outcome, and Close sends those still queued before it returns
+// (a replica that drains on SIGTERM loses none).
+func TestRecordLater(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	for _, linger := range []string{"0", "20ms", "1s"} {
+		t.Run(linger, func(t *testing.T) {
+			prefix := "later" + linger + ":"
+			st, err := store.Open(ctx, r.URL()+"/0?prefix="+prefix+"&write_behind="+linger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			var done sync.Map
+			for g := range 20 {
+				wg.Go(func() {
+					st.Events().RecordLater(ctx, "s", fmt.Sprint(g), func(err error) {
+						if _, again := done.LoadOrStore(g, err); again {
+							t.Errorf("done of write %d called twice", g)
+						}
+					}, nil, fmt.Appendf(nil, "r%d", g))
+				})
+			}
+			wg.Wait()
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			other, err := store.Open(ctx, r.URL()+"/0?prefix="+prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			for g := range 20 {
+				err, ok := done.Load(g)
+				if !ok {
+					t.Errorf("write %d: done not called by the time Close returned", g)
+					continue
+				}
+				if err != nil {
+					t.Errorf("write %d: %v", g, err)
+				}
+				var got []string
+				for d, err := range other.Events().After(ctx, "s", fmt.Sprint(g), 0) {
+					if err != nil {
+						t.Errorf("write %d: After: %v", g, err)
+						break
+					}
+					got = append(got, string(d))
+				}
+				if fmt.Sprint(got) != fmt.Sprint("[r", g, "]") {
+					t.Errorf("write %d: After(0) on another store = %v; want [r%d]", g, got, g)
+				}
+			}
+		})
+	}
+	if _, err := store.Open(ctx, r.URL()+"/0?write_behind=soon"); err == nil || !strings.Contains(err.Error(), `write_behind="soon"`) {
+		t.Errorf("Open with write_behind=soon: %v; want an error naming it", err)
 	}
 }
 

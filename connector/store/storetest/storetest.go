@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Sessions", testSessions},
 		{"SessionsExpire", testSessionsExpire},
 		{"Events", testEvents},
+		{"EventsRecord", testEventsRecord},
 		{"Bus", testBus},
 		{"Limiter", testLimiter},
 		{"LimiterConcurrent", testLimiterConcurrent},
@@ -191,6 +192,58 @@ func testEvents(t *testing.T, st store.Store) {
 	}
 	if got, err := read(-1); !errors.Is(err, mcp.ErrEventsPurged) || len(got) != 0 {
 		t.Errorf("After once the session closed = %v, %v; want only an error wrapping mcp.ErrEventsPurged", got, err)
+	}
+}
+
+// testEventsRecord: Record is Open and one Append per event in one step:
+// an empty event takes its index (a priming event), Append goes on after
+// it, and recording onto a stream already opened keeps what it holds.
+func testEventsRecord(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	ev := st.Events()
+	sess := id(t, "sess")
+	read := func(stream string, index int) string {
+		got, err := readStream(ctx, ev, sess, stream, index)
+		return fmt.Sprintf("%q %v", got, err)
+	}
+	if err := ev.Record(ctx, sess, "a", nil, []byte("result")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read("a", -1), `["" "result"] <nil>`; got != want {
+		t.Errorf("After(-1) of a recorded stream = %s; want %s", got, want)
+	}
+	if got, want := read("a", 0), `["result"] <nil>`; got != want {
+		t.Errorf("After(0) of a recorded stream = %s; want %s", got, want)
+	}
+	if err := ev.Append(ctx, sess, "a", []byte("later")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read("a", 1), `["later"] <nil>`; got != want {
+		t.Errorf("After(1) once appended to = %s; want %s", got, want)
+	}
+	if err := ev.Record(ctx, sess, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read("b", -1), `[] <nil>`; got != want {
+		t.Errorf("After(-1) of a stream recorded with no event = %s; want %s", got, want)
+	}
+	if err := ev.Open(ctx, sess, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Append(ctx, sess, "c", []byte("e0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Record(ctx, sess, "c", []byte("e1"), []byte("e2")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read("c", -1), `["e0" "e1" "e2"] <nil>`; got != want {
+		t.Errorf("After(-1) of a stream recorded onto = %s; want %s", got, want)
+	}
+	if err := ev.SessionClosed(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readStream(ctx, ev, sess, "a", -1); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Errorf("After once the session closed: %v; want an error wrapping mcp.ErrEventsPurged", err)
 	}
 }
 
