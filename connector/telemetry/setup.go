@@ -91,7 +91,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c}), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c: c}), sdktrace.WithResource(res))
 		p.Tracer = tp
 		shutdown = append(shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)
