@@ -58,8 +58,8 @@ type Telemetry struct {
 	storeDuration  metric.Float64Histogram   // mcpgen.store.operation.duration
 	meter          metric.Meter
 	attrSets       attrCache
-	tools, prompts map[string]bool   // SetNames
-	spanNames      map[string]string // "t"+tool, "p"+prompt -> span name
+	spanShapes     shapeCache
+	tools, prompts map[string]bool // SetNames
 
 	// set by Setup
 	metricsHandler http.Handler
