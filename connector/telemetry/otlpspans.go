@@ -101,6 +101,7 @@ type spanExporter struct {
 	groups []spanGroup
 	res    *resource.Resource // the last resource encoded, and its bytes
 	resPB  []byte
+	spare  atomic.Pointer[exportBuffer] // the last batch's, for the next
 }
 
 // spanGroup is the spans of one resource and scope in a batch, in the
@@ -115,7 +116,7 @@ func (e *spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 	if len(spans) == 0 {
 		return nil
 	}
-	buf := getBuffer()
+	buf := e.buffer()
 	e.mu.Lock()
 	buf.b = e.appendRequest(buf.b[:0], spans)
 	e.mu.Unlock()
@@ -401,21 +402,26 @@ func appendFixed64(b []byte, field protowire.Number, v uint64) []byte {
 	return protowire.AppendFixed64(b, v)
 }
 
-// exportBuffer is the body of an export request, back in bufferPool
-// once the last reader of it is closed: net/http may still be reading a
-// request's body after Do returns.
+// exportBuffer is the body of an export request, kept for the
+// exporter's next one once the last reader of it is closed: net/http may
+// still be reading a request's body after Do returns. (A sync.Pool would
+// lose it at every garbage collection, which under load comes between
+// two batches.)
 type exportBuffer struct {
 	b    []byte
 	refs atomic.Int32
+	home *atomic.Pointer[exportBuffer]
 }
 
-var bufferPool = sync.Pool{New: func() any { return &exportBuffer{b: make([]byte, 0, 64<<10)} }}
+// maxKept is the largest buffer kept for the next batch.
+const maxKept = 4 << 20
 
-// maxPooled is the largest buffer kept for the next batch.
-const maxPooled = 4 << 20
-
-func getBuffer() *exportBuffer {
-	buf := bufferPool.Get().(*exportBuffer)
+// buffer returns the buffer kept from the last batch, or a new one.
+func (e *spanExporter) buffer() *exportBuffer {
+	buf := e.spare.Swap(nil)
+	if buf == nil {
+		buf = &exportBuffer{b: make([]byte, 0, 64<<10), home: &e.spare}
+	}
 	buf.refs.Store(1)
 	return buf
 }
@@ -423,9 +429,9 @@ func getBuffer() *exportBuffer {
 func (buf *exportBuffer) acquire() { buf.refs.Add(1) }
 
 func (buf *exportBuffer) release() {
-	if buf.refs.Add(-1) == 0 && cap(buf.b) <= maxPooled {
+	if buf.refs.Add(-1) == 0 && cap(buf.b) <= maxKept {
 		buf.b = buf.b[:0]
-		bufferPool.Put(buf)
+		buf.home.CompareAndSwap(nil, buf)
 	}
 }
 
