@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -214,7 +215,7 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 			}
 		}
 		parent = t.propagator.Extract(ctx, metaCarrier(meta))
-	} else if extra := req.GetExtra(); extra != nil && extra.Header != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+	} else if extra := req.GetExtra(); extra != nil && t.carriesContext(extra.Header) && !trace.SpanContextFromContext(ctx).IsValid() {
 		parent = t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))
 	}
 	sh := t.spanShapes.get(t, d)
@@ -251,6 +252,18 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 			trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	}
 	return t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+}
+
+// carriesContext reports whether h has a header the propagator reads
+// (traceparent, baggage ...). Most requests have none, and asking the
+// propagator costs a canonical header name, made anew, per field.
+func (t *Telemetry) carriesContext(h http.Header) bool {
+	for _, k := range t.headerFields {
+		if _, ok := h[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // spanShape is what the server span of every request of one method,
