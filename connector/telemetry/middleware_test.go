@@ -41,7 +41,8 @@ func TestNilParams(t *testing.T) {
 
 // TestHeaderContext checks that a request without context in _meta joins
 // the trace of its HTTP request's headers, whichever fields the
-// propagator reads, and that a request without them starts a trace.
+// propagator reads, or that of a span an HTTP middleware started, and
+// that a request without any starts a trace.
 func TestHeaderContext(t *testing.T) {
 	const tp = "00-" + callerTrace + "-" + callerSpan + "-01"
 	cases := []struct {
@@ -49,11 +50,13 @@ func TestHeaderContext(t *testing.T) {
 		propagator propagation.TextMapPropagator
 		header     http.Header
 		wantTrace  string
+		ambient    bool // an HTTP middleware's span in ctx
 	}{
-		{"w3c", nil, http.Header{"Traceparent": {tp}}, callerTrace},
-		{"own fields", fieldPropagator{}, http.Header{"X-Caller-Trace": {tp}}, callerTrace},
-		{"own fields, w3c header", fieldPropagator{}, http.Header{"Traceparent": {tp}}, ""},
-		{"none", nil, http.Header{"Mcp-Protocol-Version": {"2026-07-28"}}, ""},
+		{"w3c", nil, http.Header{"Traceparent": {tp}}, callerTrace, false},
+		{"own fields", fieldPropagator{}, http.Header{"X-Caller-Trace": {tp}}, callerTrace, false},
+		{"own fields, w3c header", fieldPropagator{}, http.Header{"Traceparent": {tp}}, "", false},
+		{"none", nil, http.Header{"Mcp-Protocol-Version": {"2026-07-28"}}, "", false},
+		{"middleware's span", nil, http.Header{}, callerTrace, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,7 +69,11 @@ func TestHeaderContext(t *testing.T) {
 			}
 			next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return &mcp.CallToolResult{}, nil }
 			req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "lookup"}, Extra: &mcp.RequestExtra{Header: c.header}}
-			if _, err := tel.Middleware(next)(context.Background(), "tools/call", req); err != nil {
+			ctx := context.Background()
+			if c.ambient {
+				ctx = propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": tp})
+			}
+			if _, err := tel.Middleware(next)(ctx, "tools/call", req); err != nil {
 				t.Fatal(err)
 			}
 			spans := rec.Ended()
