@@ -251,6 +251,13 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 		return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
 			trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	}
+	if t.builtinSampler {
+		// No sampler of the SDK's reads attributes: given after the
+		// start, they are copied once rather than twice.
+		ctx, span := t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start))
+		span.SetAttributes(attrs...)
+		return ctx, span
+	}
 	return t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 }
 

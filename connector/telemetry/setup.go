@@ -134,6 +134,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		return nil, err
 	}
 	t.shutdown, t.metricsHandler = shutdown, handler
+	t.builtinSampler = traces
 	return t, nil
 }
 

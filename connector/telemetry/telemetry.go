@@ -45,10 +45,14 @@ type Providers struct {
 // Telemetry records the spans and metrics of one server. A nil
 // *Telemetry records nothing, and all its methods may be called on it.
 type Telemetry struct {
-	tracer       trace.Tracer
-	tracing      bool // spans are recorded (a real tracer provider)
-	propagator   propagation.TextMapPropagator
-	headerFields []string // the propagator's fields as HTTP header names
+	tracer  trace.Tracer
+	tracing bool // spans are recorded (a real tracer provider)
+	// builtinSampler says the tracer provider's sampler is one of the
+	// SDK's (Setup's, from OTEL_TRACES_SAMPLER), none of which reads a
+	// span's attributes, so they may be set after the start.
+	builtinSampler bool
+	propagator     propagation.TextMapPropagator
+	headerFields   []string // the propagator's fields as HTTP header names
 
 	duration       metric.Float64Histogram   // mcp.server.operation.duration
 	resultSize     metric.Int64Histogram     // mcpgen.server.result.size
