@@ -219,6 +219,28 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 		parent = t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))
 	}
 	sh := t.spanShapes.get(t, d)
+	if t.builtinSampler && links == nil {
+		// No sampler of the SDK's reads attributes: given after the
+		// start, they are copied once rather than twice, and not made at
+		// all for a span the sampler dropped.
+		sctx, span := t.tracer.Start(parent, sh.name, serverSpan, trace.WithTimestamp(start))
+		if span.IsRecording() {
+			span.SetAttributes(spanAttrs(ctx, sh, d)...)
+		}
+		return sctx, span
+	}
+	attrs := spanAttrs(ctx, sh, d)
+	if links != nil {
+		return t.tracer.Start(parent, sh.name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+			trace.WithAttributes(attrs...), trace.WithLinks(links...))
+	}
+	return t.tracer.Start(parent, sh.name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+}
+
+// spanAttrs are the attributes of the server span of d: sh's, then the
+// resource URI, session and request id (from ctx), in a list of their
+// exact size.
+func spanAttrs(ctx context.Context, sh *spanShape, d request) []attribute.KeyValue {
 	var id string
 	raw, hasID := ctx.Value(requestIDKey{}).(json.RawMessage)
 	if hasID = hasID && len(raw) > 0; hasID {
@@ -246,19 +268,7 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 	if hasID {
 		attrs = append(attrs, keyRequestID.String(id))
 	}
-	name := sh.name
-	if links != nil {
-		return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
-			trace.WithAttributes(attrs...), trace.WithLinks(links...))
-	}
-	if t.builtinSampler {
-		// No sampler of the SDK's reads attributes: given after the
-		// start, they are copied once rather than twice.
-		ctx, span := t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start))
-		span.SetAttributes(attrs...)
-		return ctx, span
-	}
-	return t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+	return attrs
 }
 
 // carriesContext reports whether h has a header the propagator reads
