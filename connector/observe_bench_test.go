@@ -2,6 +2,7 @@ package connector_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,8 +20,11 @@ import (
 // fast path) with no client or network in the loop, with telemetry off
 // (no WithTelemetry); with metrics only; with every call a recorded span
 // (the caller's traceparent in _meta is sampled) batched to an exporter
-// that drops it, and metrics; and with one call in ten traced (no
-// traceparent, a ratio sampler).
+// that drops it, and metrics; with one call in ten traced (no
+// traceparent, a ratio sampler); and as the connector binary sets it up
+// (telemetry.Setup) with every call traced and exported over OTLP/HTTP to
+// a receiver in the same process that reads and drops the requests, whose
+// CPU counts too.
 //
 //	go test -run '^$' -bench Telemetry -benchmem ./runtime/
 func BenchmarkTelemetry(b *testing.B) {
@@ -49,6 +53,21 @@ func BenchmarkTelemetry(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchStatelessCall(b, app(), statelessCall) })
 	b.Run("metrics", func(b *testing.B) { on(b, statelessCall, nil, false) })
 	b.Run("traced", func(b *testing.B) { on(b, statelessCall, sdktrace.ParentBased(sdktrace.AlwaysSample()), true) })
+	b.Run("otlp", func(b *testing.B) {
+		sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+		defer sink.Close()
+		tel, err := telemetry.Setup(context.Background(), telemetry.Config{ServiceName: "bench", LookupEnv: func(k string) (string, bool) {
+			if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+				return sink.URL, true
+			}
+			return "", false
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tel.Shutdown(context.Background())
+		benchStatelessCall(b, app(), statelessCall, connector.WithTelemetry(tel))
+	})
 	b.Run("sampled10", func(b *testing.B) {
 		on(b, strings.Replace(statelessCall, tracedMeta, "", 1), sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1)), true)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -73,15 +74,12 @@ func (t *Telemetry) SetNames(tools, prompts []string) {
 		return
 	}
 	t.tools = make(map[string]bool, len(tools))
-	t.spanNames = make(map[string]string, len(tools)+len(prompts))
 	for _, n := range tools {
 		t.tools[n] = true
-		t.spanNames["t"+n] = "tools/call " + n
 	}
 	t.prompts = make(map[string]bool, len(prompts))
 	for _, n := range prompts {
 		t.prompts[n] = true
-		t.spanNames["p"+n] = "prompts/get " + n
 	}
 }
 
@@ -217,50 +215,147 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 			}
 		}
 		parent = t.propagator.Extract(ctx, metaCarrier(meta))
-	} else if extra := req.GetExtra(); extra != nil && extra.Header != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+	} else if extra := req.GetExtra(); extra != nil && t.carriesContext(extra.Header) && !trace.SpanContextFromContext(ctx).IsValid() {
 		parent = t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))
 	}
-	attrs := make([]attribute.KeyValue, 0, 10)
-	attrs = append(attrs, keyMethodName.String(d.method))
-	name := d.method
-	switch {
-	case d.tool != "":
-		attrs = append(attrs, keyToolName.String(d.tool), keyOperationName.String("execute_tool"))
-		if n, ok := t.spanNames["t"+d.tool]; ok && d.method == "tools/call" {
-			name = n
+	sh := t.spanShapes.get(t, d)
+	if t.builtinSampler && links == nil {
+		// No sampler of the SDK's reads attributes: given after the
+		// start, they are copied once rather than twice, and not made at
+		// all for a span the sampler dropped.
+		sctx, span := t.tracer.Start(parent, sh.name, serverSpan, trace.WithTimestamp(start))
+		if span.IsRecording() {
+			span.SetAttributes(spanAttrs(ctx, sh, d)...)
 		}
-	case d.prompt != "":
-		attrs = append(attrs, keyPromptName.String(d.prompt))
-		if n, ok := t.spanNames["p"+d.prompt]; ok && d.method == "prompts/get" {
-			name = n
+		return sctx, span
+	}
+	attrs := spanAttrs(ctx, sh, d)
+	if links != nil {
+		return t.tracer.Start(parent, sh.name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
+			trace.WithAttributes(attrs...), trace.WithLinks(links...))
+	}
+	return t.tracer.Start(parent, sh.name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+}
+
+// spanAttrs are the attributes of the server span of d: sh's, then the
+// resource URI, session and request id (from ctx), in a list of their
+// exact size.
+func spanAttrs(ctx context.Context, sh *spanShape, d request) []attribute.KeyValue {
+	var id string
+	raw, hasID := ctx.Value(requestIDKey{}).(json.RawMessage)
+	if hasID = hasID && len(raw) > 0; hasID {
+		id = string(raw)
+		if raw[0] == '"' {
+			if uq, err := strconv.Unquote(id); err == nil {
+				id = uq
+			}
 		}
-	case d.uri != "":
+	}
+	n := len(sh.attrs)
+	for _, v := range [...]bool{d.uri != "", d.session != "", hasID} {
+		if v {
+			n++
+		}
+	}
+	attrs := make([]attribute.KeyValue, len(sh.attrs), n)
+	copy(attrs, sh.attrs)
+	if d.uri != "" {
 		attrs = append(attrs, keyResourceURI.String(d.uri))
 	}
 	if d.session != "" {
 		attrs = append(attrs, keySessionID.String(d.session))
 	}
-	if d.version != "" {
-		attrs = append(attrs, keyProtocolVersion.String(d.version))
+	if hasID {
+		attrs = append(attrs, keyRequestID.String(id))
 	}
-	if id, ok := ctx.Value(requestIDKey{}).(json.RawMessage); ok && len(id) > 0 {
-		s := string(id)
-		if id[0] == '"' {
-			if uq, err := strconv.Unquote(s); err == nil {
-				s = uq
-			}
+	return attrs
+}
+
+// carriesContext reports whether h has a header the propagator reads
+// (traceparent, baggage ...). Most requests have none, and asking the
+// propagator costs a canonical header name, made anew, per field.
+func (t *Telemetry) carriesContext(h http.Header) bool {
+	for _, k := range t.headerFields {
+		if _, ok := h[k]; ok {
+			return true
 		}
-		attrs = append(attrs, keyRequestID.String(s))
 	}
-	attrs = append(attrs, keyTransport.String(d.transport))
-	if d.transport == "tcp" {
+	return false
+}
+
+// spanShape is what the server span of every request of one method,
+// tool or prompt, protocol version and transport carries: its name and
+// the attributes that do not change from call to call.
+type spanShape struct {
+	name  string
+	attrs []attribute.KeyValue
+}
+
+// shapeKey is what a spanShape depends on.
+type shapeKey struct {
+	method, tool, prompt, version, transport string
+}
+
+// shapeCache holds the spanShape of every shapeKey seen whose method,
+// tool or prompt and version the server knows, so that a request's span
+// costs a map lookup rather than a new name and attribute list; names a
+// client makes up are described afresh each time and not kept.
+type shapeCache struct {
+	mu     sync.RWMutex
+	shapes map[shapeKey]*spanShape
+}
+
+func (c *shapeCache) get(t *Telemetry, d request) *spanShape {
+	k := shapeKey{method: d.method, tool: d.tool, prompt: d.prompt, version: d.version, transport: d.transport}
+	known := knownMethods[k.method] && (k.tool == "" || t.tools[k.tool]) && (k.prompt == "" || t.prompts[k.prompt]) &&
+		(k.version == "" || slices.Contains(supportedVersions, k.version))
+	if !known {
+		return newSpanShape(t, k)
+	}
+	c.mu.RLock()
+	sh, ok := c.shapes[k]
+	c.mu.RUnlock()
+	if ok {
+		return sh
+	}
+	sh = newSpanShape(t, k)
+	c.mu.Lock()
+	if c.shapes == nil {
+		c.shapes = map[shapeKey]*spanShape{}
+	}
+	c.shapes[k] = sh
+	c.mu.Unlock()
+	return sh
+}
+
+// newSpanShape names the span of k: {method} {tool or prompt} for a tool
+// or prompt the server has, the method alone otherwise, so that span
+// names stay few whatever a client sends.
+func newSpanShape(t *Telemetry, k shapeKey) *spanShape {
+	sh := &spanShape{name: k.method}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, keyMethodName.String(k.method))
+	switch {
+	case k.tool != "":
+		attrs = append(attrs, keyToolName.String(k.tool), keyOperationName.String("execute_tool"))
+		if k.method == "tools/call" && t.tools[k.tool] {
+			sh.name = "tools/call " + k.tool
+		}
+	case k.prompt != "":
+		attrs = append(attrs, keyPromptName.String(k.prompt))
+		if k.method == "prompts/get" && t.prompts[k.prompt] {
+			sh.name = "prompts/get " + k.prompt
+		}
+	}
+	if k.version != "" {
+		attrs = append(attrs, keyProtocolVersion.String(k.version))
+	}
+	attrs = append(attrs, keyTransport.String(k.transport))
+	if k.transport == "tcp" {
 		attrs = append(attrs, keyProtocolName.String("http"))
 	}
-	if links != nil {
-		return t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
-			trace.WithAttributes(attrs...), trace.WithLinks(links...))
-	}
-	return t.tracer.Start(parent, name, serverSpan, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+	sh.attrs = attrs
+	return sh
 }
 
 // Sending is sending middleware for a go-sdk server: each request the

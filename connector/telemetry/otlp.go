@@ -17,16 +17,13 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
@@ -118,6 +115,17 @@ func newOTLPClient(get func(string) string, signal string) (*otlpClient, error) 
 // post sends one export request. A 429 or 5xx answer is tried again,
 // twice at most, while ctx and the timeout allow.
 func (c *otlpClient) post(ctx context.Context, body []byte) error {
+	return c.send(ctx, body, nil)
+}
+
+// postBuffer is post of buf's bytes, and gives buf back once net/http is
+// done with it.
+func (c *otlpClient) postBuffer(ctx context.Context, buf *exportBuffer) error {
+	defer buf.release()
+	return c.send(ctx, buf.b, buf)
+}
+
+func (c *otlpClient) send(ctx context.Context, body []byte, buf *exportBuffer) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	if c.gzip {
@@ -125,14 +133,23 @@ func (c *otlpClient) post(ctx context.Context, body []byte) error {
 		zw := gzip.NewWriter(&b)
 		zw.Write(body)
 		zw.Close()
-		body = b.Bytes()
+		body, buf = b.Bytes(), nil
 	}
 	wait := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+		newBody := func() (io.ReadCloser, error) {
+			if buf != nil {
+				return newBufferReader(buf), nil
+			}
+			return io.NopCloser(bytes.NewReader(body)), nil
+		}
+		rd, _ := newBody()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, rd)
 		if err != nil {
+			rd.Close()
 			return err
 		}
+		req.ContentLength, req.GetBody = int64(len(body)), newBody // a redirect sends it again
 		for k, v := range c.headers {
 			req.Header[k] = v
 		}
@@ -176,94 +193,6 @@ func exportRequest[M proto.Message](items []M) ([]byte, error) {
 		b = protowire.AppendBytes(b, enc)
 	}
 	return b, nil
-}
-
-// spanExporter is an sdktrace.SpanExporter sending OTLP/HTTP.
-type spanExporter struct{ c *otlpClient }
-
-func (e *spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if len(spans) == 0 {
-		return nil
-	}
-	type scopeKey struct {
-		res   *resource.Resource
-		scope instrumentation.Scope
-	}
-	var (
-		out    []*tracepb.ResourceSpans
-		byRes  = map[*resource.Resource]*tracepb.ResourceSpans{}
-		byScop = map[scopeKey]*tracepb.ScopeSpans{}
-	)
-	for _, s := range spans {
-		res := s.Resource()
-		rs := byRes[res]
-		if rs == nil {
-			rs = &tracepb.ResourceSpans{Resource: resourcePB(res), SchemaUrl: res.SchemaURL()}
-			byRes[res] = rs
-			out = append(out, rs)
-		}
-		k := scopeKey{res, s.InstrumentationScope()}
-		ss := byScop[k]
-		if ss == nil {
-			ss = &tracepb.ScopeSpans{Scope: scopePB(k.scope), SchemaUrl: k.scope.SchemaURL}
-			byScop[k] = ss
-			rs.ScopeSpans = append(rs.ScopeSpans, ss)
-		}
-		ss.Spans = append(ss.Spans, spanPB(s))
-	}
-	body, err := exportRequest(out)
-	if err != nil {
-		return err
-	}
-	return e.c.post(ctx, body)
-}
-
-func (e *spanExporter) Shutdown(context.Context) error { return nil }
-
-func spanPB(s sdktrace.ReadOnlySpan) *tracepb.Span {
-	sc := s.SpanContext()
-	tid, sid := sc.TraceID(), sc.SpanID()
-	p := &tracepb.Span{
-		TraceId:                tid[:],
-		SpanId:                 sid[:],
-		TraceState:             sc.TraceState().String(),
-		Name:                   s.Name(),
-		Kind:                   tracepb.Span_SpanKind(s.SpanKind()), // the same numbers
-		StartTimeUnixNano:      unixNano(s.StartTime()),
-		EndTimeUnixNano:        unixNano(s.EndTime()),
-		Attributes:             attrsPB(s.Attributes()),
-		DroppedAttributesCount: uint32(s.DroppedAttributes()),
-		DroppedEventsCount:     uint32(s.DroppedEvents()),
-		DroppedLinksCount:      uint32(s.DroppedLinks()),
-		Flags:                  uint32(sc.TraceFlags()) | 0x100, // the parent's remoteness is known
-	}
-	if parent := s.Parent(); parent.IsValid() {
-		psid := parent.SpanID()
-		p.ParentSpanId = psid[:]
-		if parent.IsRemote() {
-			p.Flags |= 0x200
-		}
-	}
-	for _, ev := range s.Events() {
-		p.Events = append(p.Events, &tracepb.Span_Event{
-			TimeUnixNano: unixNano(ev.Time), Name: ev.Name,
-			Attributes: attrsPB(ev.Attributes), DroppedAttributesCount: uint32(ev.DroppedAttributeCount),
-		})
-	}
-	for _, l := range s.Links() {
-		ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
-		p.Links = append(p.Links, &tracepb.Span_Link{
-			TraceId: ltid[:], SpanId: lsid[:], TraceState: l.SpanContext.TraceState().String(),
-			Attributes: attrsPB(l.Attributes), DroppedAttributesCount: uint32(l.DroppedAttributeCount),
-		})
-	}
-	switch st := s.Status(); st.Code {
-	case codes.Error:
-		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: st.Description}
-	case codes.Ok:
-		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
-	}
-	return p
 }
 
 // metricExporter is an sdkmetric.Exporter sending OTLP/HTTP with

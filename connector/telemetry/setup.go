@@ -15,6 +15,7 @@ import (
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -91,7 +92,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c}), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c: c}), sdktrace.WithResource(res))
 		p.Tracer = tp
 		shutdown = append(shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)
@@ -114,7 +115,15 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{logger}})
 	}
 	if len(readers) > 0 {
-		mp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
+		opts := append(readers, sdkmetric.WithResource(res))
+		if _, set := os.LookupEnv("OTEL_METRICS_EXEMPLAR_FILTER"); !set {
+			// Neither mcpgen's OTLP exporter nor /metrics (Prometheus
+			// text, not OpenMetrics) sends exemplars, so the SDK's
+			// default (keep one for each sampled span's measurements)
+			// would be work thrown away on every traced call.
+			opts = append(opts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+		}
+		mp := sdkmetric.NewMeterProvider(opts...)
 		p.Meter = mp
 		shutdown = append(shutdown, mp.Shutdown)
 		otel.SetMeterProvider(mp)
@@ -125,6 +134,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		return nil, err
 	}
 	t.shutdown, t.metricsHandler = shutdown, handler
+	t.builtinSampler = traces
 	return t, nil
 }
 

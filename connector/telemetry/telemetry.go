@@ -12,6 +12,7 @@ package telemetry
 import (
 	"context"
 	"net/http"
+	"net/textproto"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -44,9 +45,14 @@ type Providers struct {
 // Telemetry records the spans and metrics of one server. A nil
 // *Telemetry records nothing, and all its methods may be called on it.
 type Telemetry struct {
-	tracer     trace.Tracer
-	tracing    bool // spans are recorded (a real tracer provider)
-	propagator propagation.TextMapPropagator
+	tracer  trace.Tracer
+	tracing bool // spans are recorded (a real tracer provider)
+	// builtinSampler says the tracer provider's sampler is one of the
+	// SDK's (Setup's, from OTEL_TRACES_SAMPLER), none of which reads a
+	// span's attributes, so they may be set after the start.
+	builtinSampler bool
+	propagator     propagation.TextMapPropagator
+	headerFields   []string // the propagator's fields as HTTP header names
 
 	duration       metric.Float64Histogram   // mcp.server.operation.duration
 	resultSize     metric.Int64Histogram     // mcpgen.server.result.size
@@ -58,8 +64,8 @@ type Telemetry struct {
 	storeDuration  metric.Float64Histogram   // mcpgen.store.operation.duration
 	meter          metric.Meter
 	attrSets       attrCache
-	tools, prompts map[string]bool   // SetNames
-	spanNames      map[string]string // "t"+tool, "p"+prompt -> span name
+	spanShapes     shapeCache
+	tools, prompts map[string]bool // SetNames
 
 	// set by Setup
 	metricsHandler http.Handler
@@ -84,6 +90,9 @@ func New(p Providers) (*Telemetry, error) {
 	t := &Telemetry{propagator: p.Propagator}
 	if t.propagator == nil {
 		t.propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
+	for _, f := range t.propagator.Fields() {
+		t.headerFields = append(t.headerFields, textproto.CanonicalMIMEHeaderKey(f))
 	}
 	if p.Tracer != nil {
 		t.tracer = p.Tracer.Tracer(ScopeName)
