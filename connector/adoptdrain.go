@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -111,20 +112,61 @@ func closeOnce(c chan struct{}) {
 }
 
 // answerHook is the event store with answerWaits told of each answer
-// stored and each session closed.
+// stored (or that failed to be: no use waiting for it then) and each
+// session closed. It keeps store.Events' one-step writes, which the fast
+// path uses, whatever the event store under it.
 type answerHook struct {
 	mcp.EventStore
 	w *answerWaits
 }
 
+var _ store.Events = answerHook{}
+
 func (h answerHook) Append(ctx context.Context, sid, stream string, data []byte) error {
 	err := h.EventStore.Append(ctx, sid, stream, data)
-	if err == nil {
-		if id := wire.AnswerID(data); id != nil {
+	h.stored(sid, data)
+	return err
+}
+
+func (h answerHook) Record(ctx context.Context, sid, stream string, data ...[]byte) error {
+	var err error
+	if rec, ok := h.EventStore.(store.Events); ok {
+		err = rec.Record(ctx, sid, stream, data...)
+	} else if err = h.EventStore.Open(ctx, sid, stream); err == nil {
+		for _, d := range data {
+			if err = h.EventStore.Append(ctx, sid, stream, d); err != nil {
+				break
+			}
+		}
+	}
+	h.stored(sid, data...)
+	return err
+}
+
+func (h answerHook) RecordLater(ctx context.Context, sid, stream string, done func(error), data ...[]byte) {
+	rec, ok := h.EventStore.(store.Events)
+	if !ok {
+		err := h.Record(ctx, sid, stream, data...)
+		if done != nil {
+			done(err)
+		}
+		return
+	}
+	rec.RecordLater(ctx, sid, stream, func(err error) {
+		h.stored(sid, data...)
+		if done != nil {
+			done(err)
+		}
+	}, data...)
+}
+
+// stored tells the waits of the answers among data.
+func (h answerHook) stored(sid string, data ...[]byte) {
+	for _, d := range data {
+		if id := wire.AnswerID(d); id != nil {
 			h.w.answered(sid, compactID(id))
 		}
 	}
-	return err
 }
 
 func (h answerHook) SessionClosed(ctx context.Context, sid string) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector"
 	"github.com/mcpgen/mcpgen/connector/store"
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,21 +35,13 @@ func (s slowAnswers) Append(ctx context.Context, sid, stream string, data []byte
 	return err
 }
 
-// TestStoppingWaitsForAnswersOfGoneClients: a session call whose client
-// has dropped its response stream keeps its HTTP request (which a stopping
-// replica's drain waits for) until the call's answer is in the shared
-// event store, where the client resuming on another replica finds it.
-// Before, the request ended when the client left, so a replica stopping
-// while the call ran could exit before the answer was stored.
-func TestStoppingWaitsForAnswersOfGoneClients(t *testing.T) {
-	var mu sync.Mutex
-	var events []string
-	note := func(e string) {
-		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
-	}
-	st := sharedMemory{store.NewMemory(store.MemoryOptions{})}
+// goneClientCall serves a tool that answers once released, on a store
+// shared as replicas share one (with opts), opens a session declaring
+// caps, calls the tool, leaves while it runs, then releases it. It
+// returns what note recorded once the call's request has ended ("request
+// ended"), and fails the test when it does not end.
+func goneClientCall(t *testing.T, caps string, note func(string), events func() []string, opts ...connector.Option) []string {
+	t.Helper()
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	app := &connector.App{Name: "slow", Tools: []connector.Tool{{
@@ -58,8 +52,7 @@ func TestStoppingWaitsForAnswersOfGoneClients(t *testing.T) {
 			return "done", nil
 		}),
 	}}}
-	s, err := connector.NewServer(app, connector.WithLogger(quietLogger(nil)), connector.WithStore(st),
-		connector.WithEventStore(slowAnswers{st.Events(), note}))
+	s, err := connector.NewServer(app, append([]connector.Option{connector.WithLogger(quietLogger(nil))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +66,7 @@ func TestStoppingWaitsForAnswersOfGoneClients(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	// A client that can be asked questions: its calls take the go-sdk's
-	// path, which ends the request when the client leaves.
-	hdr := replicaSession(t, ts.URL, `{"elicitation":{}}`)
-
+	hdr := replicaSession(t, ts.URL, caps)
 	ctx, drop := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{}}}`))
 	req.Header.Set("Content-Type", "application/json")
@@ -94,14 +84,84 @@ func TestStoppingWaitsForAnswersOfGoneClients(t *testing.T) {
 	drop() // the client leaves while the call runs
 	time.Sleep(100 * time.Millisecond)
 	close(release)
-	waitFor(t, "the answer to be stored and the call's request to end", func() bool {
+	waitFor(t, "the call's request to end", func() bool {
+		return strings.Contains(strings.Join(events(), ","), "request ended")
+	})
+	return events()
+}
+
+// TestStoppingWaitsForAnswersOfGoneClients: a session call whose client
+// has dropped its response stream keeps its HTTP request (which a stopping
+// replica's drain waits for) until the call's answer is in the shared
+// event store, where the client resuming on another replica finds it.
+// Before, the request ended when the client left, so a replica stopping
+// while the call ran could exit before the answer was stored.
+func TestStoppingWaitsForAnswersOfGoneClients(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	got := func() []string {
 		mu.Lock()
 		defer mu.Unlock()
-		return len(events) == 2
-	})
+		return append([]string(nil), events...)
+	}
+	st := sharedMemory{store.NewMemory(store.MemoryOptions{})}
+	// A client that can be asked questions: its calls take the go-sdk's
+	// path, which ends the request when the client leaves.
+	goneClientCall(t, `{"elicitation":{}}`, note, got, connector.WithStore(st), connector.WithEventStore(slowAnswers{st.Events(), note}))
+	waitFor(t, "the answer to be stored", func() bool { return len(got()) == 2 })
+	if e := strings.Join(got(), ","); e != "answer stored,request ended" {
+		t.Errorf("events %q: the call's request ended before its answer was stored", e)
+	}
+}
+
+// TestFastPathRecordsThroughTheHook: with a shared store, the fast path's
+// session answers still reach the store in one step (store.Events'
+// RecordLater, one round trip shared with other answers on Redis) through
+// the hook that tells waiting requests of stored answers (adoptdrain.go):
+// a hook that hid it made each answer three round trips.
+func TestFastPathRecordsThroughTheHook(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	mem := store.NewMemory(store.MemoryOptions{})
+	st := recordingStore{sharedMemory{mem}, recordingEvents{mem.Events(), note}}
+	url := serveReplica(t, testApp(newProbe()), st)
+	replicaSession(t, url, `{}`) // its tools/list (id 100) is the fast path's
 	mu.Lock()
 	defer mu.Unlock()
-	if got := strings.Join(events, ","); got != "answer stored,request ended" {
-		t.Errorf("events %q: the call's request ended before its answer was stored", got)
+	if !slices.Contains(events, "recorded later 100") {
+		t.Errorf("the fast path's answer to tools/list was not recorded in one step: %q", events)
 	}
+}
+
+// recordingStore is a shared store whose events note each answer recorded
+// with RecordLater.
+type recordingStore struct {
+	sharedMemory
+	events recordingEvents
+}
+
+func (s recordingStore) Events() store.Events { return s.events }
+
+type recordingEvents struct {
+	store.Events
+	note func(string)
+}
+
+func (e recordingEvents) RecordLater(ctx context.Context, sid, stream string, done func(error), data ...[]byte) {
+	for _, d := range data {
+		if id := wire.AnswerID(d); id != nil {
+			e.note("recorded later " + string(id))
+		}
+	}
+	e.Events.RecordLater(ctx, sid, stream, done, data...)
 }
