@@ -88,8 +88,10 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 				defer s.forwardAnswer(r, id, body)
 			} else if reqID := cancelledID(body); reqID != nil {
 				// The request it cancels may run on another replica
-				// (adoptcancel.go).
+				// (adoptcancel.go). A cancelled call gets no answer: a
+				// request held for it here is let go (adoptdrain.go).
 				defer s.forwardCancel(r, id, body, reqID)
+				defer s.adopt.answers.answered(id, reqID)
 			} else {
 				defer s.inflight(r, id, body)()
 				if w := s.adopt.answers.expect(id, body); w != nil {

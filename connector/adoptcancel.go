@@ -91,6 +91,9 @@ func (s *Server) deliverCancel(msg []byte) {
 	if reqID == nil {
 		return
 	}
+	// A cancelled call gets no answer: a request held for it here is let
+	// go (adoptdrain.go).
+	defer s.adopt.answers.answered(string(sid), reqID)
 	r := s.servingRequest(string(sid), reqID)
 	st := &s.adopt.subs
 	st.mu.Lock()

@@ -19,8 +19,9 @@ import (
 // finished its drain and exited before the call's answer reached the
 // store, and the client resumed to find the progress but no result. So a
 // call's request whose client has gone is held here until the answer is
-// in the event store (or the session closes, or maxAnswerWait passes), and
-// the drain waits for it as for any request in flight.
+// in the event store (or the client cancels it, or the session closes, or
+// maxAnswerWait passes), and the drain waits for it as for any request in
+// flight.
 
 // maxAnswerWait bounds how long a call's request is held for its answer
 // once its client has gone: past it, a replica that stops no longer waits

@@ -165,3 +165,60 @@ func (e recordingEvents) RecordLater(ctx context.Context, sid, stream string, do
 	}
 	e.Events.RecordLater(ctx, sid, stream, done, data...)
 }
+
+// TestCancelledCallsOfGoneClientsEnd: a call whose client left and then
+// cancelled it gets no answer, so its request, held for the answer, is let
+// go at the cancel rather than at maxAnswerWait (which would also hold a
+// stopping replica's drain), on the fast path and through the go-sdk.
+func TestCancelledCallsOfGoneClientsEnd(t *testing.T) {
+	for _, tc := range []struct{ name, caps string }{
+		{"fast path", `{}`},
+		{"go-sdk", `{"elicitation":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProbe()
+			s, err := connector.NewServer(testApp(p), connector.WithLogger(quietLogger(nil)),
+				connector.WithStore(sharedMemory{store.NewMemory(store.MemoryOptions{})}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := s.Handler()
+			ended := make(chan struct{})
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				h.ServeHTTP(w, r)
+				if bytes.Contains(body, []byte(`"tools/call"`)) {
+					close(ended)
+				}
+			}))
+			// Not waited for: a request still held would hold Close.
+			defer func() { go ts.Close() }()
+			hdr := replicaSession(t, ts.URL, tc.caps)
+			ctx, drop := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			go func() {
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}()
+			<-p.started
+			drop()
+			time.Sleep(100 * time.Millisecond)
+			if resp := post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, hdr); resp.StatusCode != http.StatusAccepted {
+				t.Fatalf("notifications/cancelled: %s", resp.Status)
+			}
+			select {
+			case <-ended:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the cancelled call's request was still held 5s after the cancel")
+			}
+		})
+	}
+}
