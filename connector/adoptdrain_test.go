@@ -67,19 +67,7 @@ func goneClientCall(t *testing.T, caps string, note func(string), events func() 
 	}))
 	defer ts.Close()
 	hdr := replicaSession(t, ts.URL, caps)
-	ctx, drop := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	go func() {
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-	}()
+	drop := callInBackground(ts.URL, hdr, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	<-started
 	drop() // the client leaves while the call runs
 	time.Sleep(100 * time.Millisecond)
@@ -195,19 +183,7 @@ func TestCancelledCallsOfGoneClientsEnd(t *testing.T) {
 			// Not waited for: a request still held would hold Close.
 			defer func() { go ts.Close() }()
 			hdr := replicaSession(t, ts.URL, tc.caps)
-			ctx, drop := context.WithCancel(context.Background())
-			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			for k, v := range hdr {
-				req.Header.Set(k, v)
-			}
-			go func() {
-				if resp, err := http.DefaultClient.Do(req); err == nil {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
-			}()
+			drop := callInBackground(ts.URL, hdr, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 			<-p.started
 			drop()
 			time.Sleep(100 * time.Millisecond)
@@ -221,4 +197,23 @@ func TestCancelledCallsOfGoneClientsEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// callInBackground POSTs body to url in the session hdr names, reading
+// the answer in the background; drop makes the client leave.
+func callInBackground(url string, hdr map[string]string, body string) (drop func()) {
+	ctx, drop := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	return drop
 }
