@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector/store"
 	"github.com/mcpgen/mcpgen/internal/authgate"
+	"github.com/mcpgen/mcpgen/internal/httpedge"
 )
 
 // adopter lets any replica sharing a store serve any session (protocol
@@ -60,9 +61,18 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A POST's body is read here once, within --max-body, and handed
+		// on as bytes (httpedge.ReadBody) to the handlers below.
+		var body []byte
+		if r.Method == http.MethodPost {
+			var ok bool
+			if body, ok = httpedge.ReadBody(w, r, s.opts.maxBodyBytes); !ok {
+				return
+			}
+		}
 		id := r.Header.Get("Mcp-Session-Id")
 		if id == "" {
-			s.recordSession(w, r, next)
+			s.recordSession(w, r, body, next)
 			return
 		}
 		if s.fastPath.Session(id) == nil { // not a session of this replica
@@ -76,13 +86,13 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 			// replica's copy needs the session's subscriptions.
 			defer s.openStream(next, r, id)()
 		case http.MethodPost:
-			if method := peekMethod(r); method == "resources/subscribe" || method == "resources/unsubscribe" {
-				defer s.recordSubs(r, id, method)()
+			if method := subscribeMethod(body); method != "" {
+				defer s.recordSubs(r, body, id, method)()
 			}
 			s.adopt.subs.mu.Lock()
 			s.adopt.subs.next = next
 			s.adopt.subs.mu.Unlock()
-			if body := peekBody(r); isClientAnswer(body) {
+			if isClientAnswer(body) {
 				// The call that asked may run on another replica
 				// (adoptanswers.go).
 				defer s.forwardAnswer(r, id, body)
@@ -94,9 +104,7 @@ func (s *Server) adoptSessions(next http.Handler) http.Handler {
 				defer s.adopt.answers.answered(id, reqID)
 			} else {
 				defer s.inflight(r, id, body)()
-				if w := s.adopt.answers.expect(id, body); w != nil {
-					defer s.adopt.answers.wait(r, id, w) // adoptdrain.go
-				}
+				defer s.adopt.answers.wait(r, id, s.adopt.answers.expect(id, body)) // adoptdrain.go
 			}
 		}
 		if r.Method != http.MethodDelete {
@@ -120,16 +128,11 @@ func requestSubject(r *http.Request) string {
 	return authgate.Subject(auth.TokenInfoFromContext(r.Context()))
 }
 
-// recordSession serves a request that carries no session id and, when it
-// was an initialize that opened a session, writes the session's record.
-func (s *Server) recordSession(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	if r.Method != http.MethodPost || r.Body == nil {
-		next.ServeHTTP(w, r)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
+// recordSession serves a request that carries no session id, whose body
+// (a POST's) is body, and, when it was an initialize that opened a
+// session, writes the session's record.
+func (s *Server) recordSession(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler) {
+	if r.Method != http.MethodPost || !bytes.Contains(body, []byte(`"initialize"`)) {
 		next.ServeHTTP(w, r)
 		return
 	}

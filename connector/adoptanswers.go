@@ -3,7 +3,6 @@ package connector
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 )
 
@@ -82,14 +81,4 @@ func (s *Server) deliverAnswer(msg []byte) {
 		return
 	}
 	replay(next, r, body, string(id))
-}
-
-// peekBody returns r's body, leaving it readable.
-func peekBody(r *http.Request) []byte {
-	if r.Body == nil {
-		return nil
-	}
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return body
 }

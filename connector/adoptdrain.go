@@ -29,25 +29,39 @@ import (
 const maxAnswerWait = 15 * time.Minute
 
 // answerWaits are the calls of sessions served here whose answer has not
-// reached the event store yet.
+// reached the event store yet. Nothing is parsed while a client waits for
+// its answer, which is nearly always: a call's id is read from its body
+// only once its client has gone, or when an answer of its session is
+// stored while it runs.
 type answerWaits struct {
 	mu    sync.Mutex
 	calls map[string][]*awaitedAnswer // by session id
 }
 
 type awaitedAnswer struct {
-	id   []byte // compact JSON
-	done chan struct{}
+	body   []byte // the request's, until parsed
+	parsed bool
+	id     []byte // compact JSON; nil for a message that is not a call
+	done   chan struct{}
 }
 
-// expect registers the call of session sid whose request body is body;
-// it returns nil for a message that is not a call.
-func (a *answerWaits) expect(sid string, body []byte) *awaitedAnswer {
-	m, ok := wire.ShapeOf(body)
-	if !ok || m.Method == nil || !wire.ValidID(m.ID) {
-		return nil
+// callID is w's JSON-RPC id, nil when w's message is not a call. Requires
+// answerWaits.mu.
+func (w *awaitedAnswer) callID() []byte {
+	if !w.parsed {
+		w.parsed = true
+		if m, ok := wire.ShapeOf(w.body); ok && m.Method != nil && wire.ValidID(m.ID) {
+			w.id = compactID(m.ID)
+		}
+		w.body = nil
 	}
-	w := &awaitedAnswer{id: compactID(m.ID), done: make(chan struct{})}
+	return w.id
+}
+
+// expect registers the message of session sid whose request body is body,
+// which may be a call.
+func (a *answerWaits) expect(sid string, body []byte) *awaitedAnswer {
+	w := &awaitedAnswer{body: body, done: make(chan struct{})}
 	a.mu.Lock()
 	if a.calls == nil {
 		a.calls = map[string][]*awaitedAnswer{}
@@ -61,12 +75,17 @@ func (a *answerWaits) expect(sid string, body []byte) *awaitedAnswer {
 // event store, when r's client has gone before it, then forgets w.
 func (a *answerWaits) wait(r *http.Request, sid string, w *awaitedAnswer) {
 	if r.Context().Err() != nil {
-		t := time.NewTimer(maxAnswerWait)
-		select {
-		case <-w.done:
-		case <-t.C:
+		a.mu.Lock()
+		call := w.callID() != nil
+		a.mu.Unlock()
+		if call {
+			t := time.NewTimer(maxAnswerWait)
+			select {
+			case <-w.done:
+			case <-t.C:
+			}
+			t.Stop()
 		}
-		t.Stop()
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -84,12 +103,19 @@ func (a *answerWaits) wait(r *http.Request, sid string, w *awaitedAnswer) {
 	}
 }
 
+// waiting reports whether session sid has calls registered here.
+func (a *answerWaits) waiting(sid string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.calls[sid]) > 0
+}
+
 // answered marks the call of session sid with the JSON-RPC id id answered.
 func (a *answerWaits) answered(sid string, id []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, c := range a.calls[sid] {
-		if bytes.Equal(c.id, id) {
+		if cid := c.callID(); cid != nil && bytes.Equal(cid, id) {
 			closeOnce(c.done)
 		}
 	}
@@ -161,8 +187,13 @@ func (h answerHook) RecordLater(ctx context.Context, sid, stream string, done fu
 	}, data...)
 }
 
-// stored tells the waits of the answers among data.
+// stored tells the waits of the answers among data. An answer stored
+// once its call's request has ended, as a quick answer is (write-behind),
+// finds none and is not parsed.
 func (h answerHook) stored(sid string, data ...[]byte) {
+	if !h.w.waiting(sid) {
+		return
+	}
 	for _, d := range data {
 		if id := wire.AnswerID(d); id != nil {
 			h.w.answered(sid, compactID(id))

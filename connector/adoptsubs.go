@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -37,30 +36,26 @@ type subsState struct {
 	next     http.Handler
 }
 
-// peekMethod returns the JSON-RPC method of a POST body, leaving the body
-// readable.
-func peekMethod(r *http.Request) string {
-	if r.Body == nil {
-		return ""
-	}
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil || !bytes.Contains(body, []byte("subscribe")) {
+// subscribeMethod returns the JSON-RPC method of a POST body when it is
+// resources/subscribe or resources/unsubscribe, else "".
+func subscribeMethod(body []byte) string {
+	if !bytes.Contains(body, []byte("subscribe")) {
 		return "" // the cheap test first: every session request passes here
 	}
 	var peek struct {
 		Method string `json:"method"`
 	}
 	json.Unmarshal(body, &peek)
-	return peek.Method
+	if peek.Method == "resources/subscribe" || peek.Method == "resources/unsubscribe" {
+		return peek.Method
+	}
+	return ""
 }
 
 // recordSubs, for a resources/subscribe or unsubscribe request of session
-// id, returns the function to run once it was served: it records the
+// id whose body is body, returns the function to run once it was served: it records the
 // change in the session's record and tells the other replicas.
-func (s *Server) recordSubs(r *http.Request, id, method string) func() {
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
+func (s *Server) recordSubs(r *http.Request, body []byte, id, method string) func() {
 	var req struct {
 		Params struct {
 			URI string `json:"uri"`

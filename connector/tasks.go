@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -153,10 +152,8 @@ func (tr *taskRunner) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tr.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, tr.s.opts.maxBodyBytes))
-	r.Body.Close()
-	if err != nil {
-		http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
+	body, ok := httpedge.ReadBody(w, r, tr.s.opts.maxBodyBytes)
+	if !ok {
 		return
 	}
 	if m == "subscriptions/listen" {

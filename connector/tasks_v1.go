@@ -28,7 +28,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -75,10 +74,8 @@ func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string
 		tr.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, tr.s.opts.maxBodyBytes))
-	r.Body.Close()
-	if err != nil {
-		http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
+	body, ok := httpedge.ReadBody(w, r, tr.s.opts.maxBodyBytes)
+	if !ok {
 		return
 	}
 	pass := func() {

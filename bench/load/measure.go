@@ -514,6 +514,7 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 			}
 		}
 	}
+	printPaired(c, res)
 	if !slices.Contains(c.servers, "mcpgen-redis") {
 		return
 	}
@@ -528,6 +529,55 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 			}
 		}
 	}
+}
+
+// printPaired compares each variant of mcpgen (with a store, with
+// telemetry) to plain mcpgen run in the same repetition, one right after
+// the other: on a shared machine whose speed drifts between repetitions,
+// the median of these per-repetition ratios says more than the ratio of
+// the medians.
+func printPaired(c config, res map[key][]sample) {
+	var rows []string
+	for _, era := range c.eras {
+		for _, n := range c.sessions {
+			base := res[key{"mcpgen", era, n}]
+			for _, name := range c.servers {
+				if name == "mcpgen" || !strings.HasPrefix(name, "mcpgen") {
+					continue
+				}
+				ss := res[key{name, era, n}]
+				if len(ss) != len(base) || len(ss) == 0 {
+					continue // a failed run breaks the pairing
+				}
+				rs := make([]float64, len(ss))
+				for i := range ss {
+					rs[i] = float64(ss[i].cpuPer) / float64(base[i].cpuPer)
+				}
+				slices.Sort(rs)
+				pct := func(r float64) string { return fmt.Sprintf("%+.0f %%", 100*(r-1)) }
+				rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s | %s to %s |", modeLabel(era, name), n, serverKinds[name], pct(medianOf(rs)), pct(rs[0]), pct(rs[len(rs)-1])))
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Println()
+	fmt.Println("Server CPU per call against mcpgen run in the same repetition (median and range of the per-repetition ratios):")
+	fmt.Println()
+	fmt.Println("| mode | clients | server | CPU/call vs mcpgen | range |")
+	fmt.Println("|---|---:|---|---:|---|")
+	for _, r := range rows {
+		fmt.Println(r)
+	}
+}
+
+// medianOf is the median of sorted xs.
+func medianOf(xs []float64) float64 {
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
 // modeLabel names a mode in the tables.

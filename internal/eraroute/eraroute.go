@@ -14,9 +14,7 @@ package eraroute
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -98,7 +96,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// null only when the body is not one readable request.
 		id := json.RawMessage("null")
 		if r.Method == http.MethodPost && r.Body != nil {
-			body, ok := e.readBody(w, r)
+			body, ok := httpedge.ReadBody(w, r, e.maxBody)
 			if !ok {
 				return
 			}
@@ -112,7 +110,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte // a POST's body, read once
 	if r.Method == http.MethodPost && r.Body != nil {
 		var ok bool
-		if body, ok = e.readBody(w, r); !ok {
+		if body, ok = httpedge.ReadBody(w, r, e.maxBody); !ok {
 			return
 		}
 		shape, single := wire.ShapeOf(body)
@@ -170,27 +168,6 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 	}
 	e.sessions.ServeHTTP(w, r)
-}
-
-// readBody reads a POST's body within the size limit; if it cannot, it
-// answers the request (413 or 400) and reports false. A body an earlier
-// handler already read (an httpedge.Body) is not read again.
-func (e *Endpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if b, ok := httpedge.BodyBytes(r.Body); ok && int64(len(b)) <= e.maxBody {
-		return b, true
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
-	r.Body.Close()
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-		} else {
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-		}
-		return nil, false
-	}
-	return body, true
 }
 
 // isInitialize reports whether body is an initialize request, alone or in a

@@ -50,7 +50,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -285,19 +284,12 @@ func (f *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r) // the go-sdk answers what is wrong
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.cfg.MaxBody))
-	r.Body.Close()
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-		} else {
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-		}
+	body, ok := httpedge.ReadBody(w, r, f.cfg.MaxBody)
+	if !ok {
 		return
 	}
 	if !f.serve(w, r, body, stateless, sid) {
-		r.Body = httpedge.NewBody(body) // endpoint.go
+		r.Body = httpedge.NewBody(body) // the endpoint takes the bytes
 		f.next.ServeHTTP(w, r)
 	}
 }
