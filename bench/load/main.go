@@ -46,6 +46,7 @@ type config struct {
 	perCall    int
 	serverCPU  int
 	loadCPU    int
+	redisCPU   int
 	cpuprofile string
 	keep       bool
 	method     string
@@ -66,6 +67,7 @@ func main() {
 	flag.IntVar(&c.perCall, "percall", 20000, "calls in one session to measure memory growth per call")
 	flag.IntVar(&c.serverCPU, "server-cpu", 0, "CPU the servers are pinned to")
 	flag.IntVar(&c.loadCPU, "load-cpu", 1, "CPU the load generator is pinned to")
+	flag.IntVar(&c.redisCPU, "redis-cpu", -1, "CPU mcpgen-redis's redis-server is pinned to (default: the load generator's)")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write each server's CPU profile to `DIR`/SERVER-ERA-N-REP.pprof")
 	flag.BoolVar(&c.keep, "keep", false, "keep the built servers (their directory is printed)")
 	flag.StringVar(&c.method, "method", methodCall, "what each call is: tools/call (find_orders), tools/list or resources/read (orders://summary)")

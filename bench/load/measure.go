@@ -76,7 +76,11 @@ func measure(c config) error {
 	fmt.Fprintf(os.Stderr, "servers on CPU %d, load generator on CPU %d; %d reps of %v (after %v warm-up) per configuration\n",
 		c.serverCPU, c.loadCPU, c.reps, c.duration, c.warmup)
 	if slices.Contains(c.servers, "mcpgen-redis") {
-		r, err := startRedis(c.loadCPU)
+		cpu := c.redisCPU
+		if cpu < 0 {
+			cpu = c.loadCPU
+		}
+		r, err := startRedis(cpu)
 		if err != nil {
 			return err
 		}
