@@ -27,9 +27,12 @@ var serverKinds = map[string]string{
 	"mcpgen-prom":         "mcpgen, Prometheus /metrics only",
 	// The same binary with its state in a redis-server (--store).
 	"mcpgen-redis": "mcpgen, --store redis://",
-	"sdk":          "go-sdk by hand (mcp.AddTool)",
-	"mcpgo":        "mark3labs/mcp-go",
-	"floor":        "floor (net/http + encoding/json)",
+	// mcpgen built from another commit (-base-bin), to compare a change
+	// with what it changes, run for run.
+	"mcpgen-base": "mcpgen, the -base-bin build",
+	"sdk":         "go-sdk by hand (mcp.AddTool)",
+	"mcpgo":       "mark3labs/mcp-go",
+	"floor":       "floor (net/http + encoding/json)",
 }
 
 // baseline is the first reference of the ratios; floor the second.
@@ -314,7 +317,11 @@ func start(c config, name string, args []string, profile string) (*server, error
 		bin = "mcpgen"
 		args = append(args, "--store", benchRedis.url())
 	}
-	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), filepath.Join(c.binDir, bin), "--addr", addr}, args...)
+	path := filepath.Join(c.binDir, bin)
+	if name == "mcpgen-base" {
+		path = c.baseBin
+	}
+	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), path, "--addr", addr}, args...)
 	cmd := exec.Command("taskset", argv...)
 	// Every client of the harness has one address: the memory phase's
 	// idle sessions are many sessions of one caller, which mcpgen bounds
