@@ -60,16 +60,21 @@ redis.call('ZADD', z, tonumber(now[1]) * 1000000 + tonumber(now[2]), st)
 local over = redis.call('ZCARD', z) - tonumber(ARGV[2])
 if over > 0 then
   local popped = redis.call('ZPOPMIN', z, over)
+  local gone = {}
   for k = 1, #popped, 2 do
     local old = popped[k]
     if old ~= st then
-      local first = tonumber(redis.call('HGET', h, old .. ':first'))
-      local nxt = tonumber(redis.call('HGET', h, old .. ':next')) or 0
+      local fn = redis.call('HMGET', h, old .. ':first', old .. ':next')
+      local first, nxt = tonumber(fn[1]), tonumber(fn[2]) or 0
       if first ~= nil and first >= 0 then
-        for i = first, nxt - 1 do redis.call('HDEL', h, old .. ':' .. i) end
+        for i = first, nxt - 1 do gone[#gone + 1] = old .. ':' .. i end
       end
-      redis.call('HDEL', h, old .. ':first', old .. ':next')
+      gone[#gone + 1] = old .. ':first'
+      gone[#gone + 1] = old .. ':next'
     end
+  end
+  for i = 1, #gone, 512 do
+    redis.call('HDEL', h, unpack(gone, i, math.min(i + 511, #gone)))
   end
 end
 redis.call('PEXPIRE', h, ARGV[3])
@@ -82,12 +87,12 @@ redis.call('PEXPIRE', z, ARGV[3])`
 var recordScript = redis.NewScript(`
 local h, z, st = KEYS[1], KEYS[2], ARGV[1]
 local keep = tonumber(ARGV[4])
-local first = tonumber(redis.call('HGET', h, st .. ':first'))
-local nxt = 0
+local fn = redis.call('HMGET', h, st .. ':first', st .. ':next')
+local first, nxt = tonumber(fn[1]), 0
 if first == nil then
   first = 0
 else
-  nxt = tonumber(redis.call('HGET', h, st .. ':next')) or 0
+  nxt = tonumber(fn[2]) or 0
 end
 local set = {}
 for a = 5, #ARGV do

@@ -376,3 +376,70 @@ func TestSubscriptionEndsWhenCutOff(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestStreamsBound: a session keeps its store.DefaultEventStreams most
+// recently used streams; recording more drops the oldest, whole (events
+// and bookkeeping), so a session's hash in Redis does not grow with its
+// calls, and only the dropped streams answer ErrEventsPurged.
+func TestStreamsBound(t *testing.T) {
+	r := testenv.StartRedis(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.URL()+"/0?prefix=bound:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ev := st.Events()
+	max, extra := store.DefaultEventStreams, 5
+	for i := range max + extra {
+		// A session answer: a priming event (no data) and the result.
+		if err := ev.Record(ctx, "s", fmt.Sprint(i), nil, fmt.Appendf(nil, "result %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			// An appended event on a stream that is already open.
+			if err := ev.Append(ctx, "s", fmt.Sprint(i), []byte("more")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range max + extra {
+		var got []string
+		var err error
+		for d, e := range ev.After(ctx, "s", fmt.Sprint(i), 0) {
+			if e != nil {
+				err = e
+				break
+			}
+			got = append(got, string(d))
+		}
+		if i < extra {
+			if !errors.Is(err, mcp.ErrEventsPurged) {
+				t.Errorf("stream %d of %d (among the oldest): %v, %v; want ErrEventsPurged", i, max+extra, got, err)
+			}
+			continue
+		}
+		if err != nil || len(got) == 0 || got[0] != fmt.Sprint("result ", i) {
+			t.Errorf("stream %d of %d: %q, %v; want its result", i, max+extra, got, err)
+		}
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	var fields int64
+	keys, err := rdb.Keys(ctx, "bound:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if typ, _ := rdb.Type(ctx, k).Result(); typ == "hash" {
+			n, _ := rdb.HLen(ctx, k).Result()
+			fields += n
+		}
+	}
+	// Per stream kept: first, next, the result, and "more" on every
+	// other one (the priming event has no data and no field).
+	want := int64(3*max + (max+1)/2)
+	if fields != want {
+		t.Errorf("the session's hash holds %d fields, want %d (%d streams kept)", fields, want, max)
+	}
+}
