@@ -3,12 +3,15 @@ package argcheck
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/tools/txtar"
 )
 
@@ -143,9 +146,15 @@ func sameAnswer(t testing.TB, s *Schema, schema, args string) (fast bool) {
 	got, gotErr := s.Check(json.RawMessage(args))
 	want, wantErr := s.checkSlow(json.RawMessage(args))
 	// The validator visits properties in map order: with two bad fields
-	// either may be named, so a different name is asked for again.
-	for i := 0; i < 100 && gotErr != nil && wantErr != nil && gotErr.Error() != wantErr.Error(); i++ {
+	// either may be named, so a different name is asked for again; and
+	// when the fast check declined, Check's answer is checkSlow's anyway.
+	for i := 0; i < 200 && gotErr != nil && wantErr != nil && gotErr.Error() != wantErr.Error(); i++ {
 		want, wantErr = s.checkSlow(json.RawMessage(args))
+	}
+	if gotErr != nil && wantErr != nil && gotErr.Error() != wantErr.Error() {
+		if _, ok := s.checkFast(json.RawMessage(args)); !ok {
+			wantErr = gotErr
+		}
 	}
 	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() || !bytes.Equal(got, want) {
 		t.Fatalf("schema %s\nargs %q\n got %q, %v\nwant %q, %v", schema, args, got, gotErr, want, wantErr)
@@ -241,4 +250,69 @@ func FuzzCheck(f *testing.F) {
 		i := int(which) % len(compiled)
 		sameAnswer(t, compiled[i], sources[i], args)
 	})
+}
+
+// Random arguments built from each schema's own property names and a pool
+// of awkward values, so that many of them pass and the fast check's
+// accepting side is exercised as much as its declining one.
+func TestFastCheckRandomArguments(t *testing.T) {
+	schemas, _ := corpus(t)
+	values := []string{
+		`null`, `true`, `false`, `0`, `-0`, `1`, `1.0`, `1.5`, `-1`, `10`, `50`, `51`, `1e1`, `1e400`, `-1e400`, `1e-400`, `12345678901234567`,
+		`9007199254740993`, `0.25`, `0.3`, `1000`, `999.999`, `""`, `"a"`, `"x"`, `"C42"`, `"C-12"`, `"open"`, `"paid"`, `"shipped"`, `"b"`,
+		`"2025-01-31"`, `"2025-02-30"`, `"2026-01-02T15:04:05Z"`, `"a@b.c"`, `"\u0043\u0034\u0032"`, `"\u00e9"`, "\"\xff\"", `"é"`, `"ESP-100"`,
+		`"north"`, `"month"`, `"1"`, `"abc"`, `"abcd"`, `[]`, `[1]`, `[1,2]`, `["x"]`, `["a","a"]`, `[[1]]`, `{}`, `{"a":1}`, `{"from":1,"to":2}`,
+		`{"key":"k","val":1}`, `{"name":"n"}`, `{"1":"one"}`, `{"street":"A"}`, `[null]`, `[{}]`,
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	calls, fast := 0, 0
+	for _, schema := range schemas {
+		s, err := Compile([]byte(schema))
+		if err != nil || s.fast == nil {
+			continue
+		}
+		var names []string
+		collectNames(s.schema, &names, 0)
+		for range 300 {
+			var b strings.Builder
+			b.WriteByte('{')
+			for i := range rng.IntN(len(names) + 2) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if j := rng.IntN(len(names) + 1); j < len(names) {
+					b.WriteString(strconv.Quote(names[j]))
+				} else {
+					b.WriteString(`"zz"`)
+				}
+				b.WriteByte(':')
+				b.WriteString(values[rng.IntN(len(values))])
+			}
+			b.WriteByte('}')
+			calls++
+			if sameAnswer(t, s, schema, b.String()) {
+				fast++
+			}
+		}
+	}
+	t.Logf("%d of %d random calls accepted by the fast check", fast, calls)
+}
+
+// collectNames gathers the property names a schema mentions anywhere.
+func collectNames(s *jsonschema.Schema, names *[]string, depth int) {
+	if s == nil || depth > 8 {
+		return
+	}
+	for name, p := range s.Properties {
+		*names = append(*names, name)
+		collectNames(p, names, depth+1)
+	}
+	for _, d := range s.Defs {
+		collectNames(d, names, depth+1)
+	}
+	collectNames(s.Items, names, depth+1)
+	collectNames(s.AdditionalProperties, names, depth+1)
+	for _, a := range s.AnyOf {
+		collectNames(a, names, depth+1)
+	}
 }
