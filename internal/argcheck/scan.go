@@ -114,11 +114,8 @@ func (sc *scanner) own(n *fastNode, top bool) bool {
 		if simple {
 			return stringOK(n, sc.b[start+1:sc.i-1], "")
 		}
-		var s string
-		if json.Unmarshal(sc.b[start:sc.i], &s) != nil {
-			return false
-		}
-		return stringOK(n, nil, s)
+		s, ok := decodeString(sc.b[start:sc.i])
+		return ok && stringOK(n, nil, s)
 	case c == 't':
 		return sc.literal("true") && sc.scalarOK(n, scalar{kind: tBoolean, b: true})
 	case c == 'f':
@@ -205,6 +202,14 @@ func (sc *scanner) str() (simple, ok bool) {
 		}
 	}
 	return false, false
+}
+
+// decodeString decodes a string with escapes or non-ASCII bytes as
+// encoding/json does (invalid UTF-8 becomes U+FFFD).
+func decodeString(tok []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(tok, &s)
+	return s, err == nil
 }
 
 func isHex(c byte) bool {
@@ -433,7 +438,7 @@ func (sc *scanner) object(n *fastNode, top bool) bool {
 			var rawKey []byte
 			if simple {
 				rawKey = sc.b[start+1 : sc.i-1]
-			} else if json.Unmarshal(sc.b[start:sc.i], &key) != nil {
+			} else if key, ok = decodeString(sc.b[start:sc.i]); !ok {
 				return false
 			}
 			sc.ws()
