@@ -81,7 +81,8 @@ type fastNode struct {
 	needNum        bool // the number's value matters
 
 	items              *fastNode
-	minItems, maxItems int // -1 when absent
+	minItems, maxItems int  // -1 when absent
+	unique             bool // uniqueItems, for arrays of strings, numbers, booleans and nulls
 
 	props         []fastProp
 	required      uint64 // bits of props
@@ -206,7 +207,7 @@ func supported(s *jsonschema.Schema, isRoot bool) bool {
 	t.Type, t.Types, t.Enum, t.Const = "", nil, nil, nil
 	t.MultipleOf, t.Minimum, t.Maximum, t.ExclusiveMinimum, t.ExclusiveMaximum = nil, nil, nil, nil, nil
 	t.MinLength, t.MaxLength, t.Pattern = nil, nil, ""
-	t.Items, t.MinItems, t.MaxItems = nil, nil, nil
+	t.Items, t.MinItems, t.MaxItems, t.UniqueItems = nil, nil, nil, false
 	t.MinProperties, t.MaxProperties, t.Required, t.Properties, t.AdditionalProperties, t.PropertyNames = nil, nil, nil, nil, nil, nil
 	t.AnyOf = nil
 	t.ContentEncoding, t.ContentMediaType = "", ""
@@ -316,6 +317,9 @@ func (c *compiler) node(s *jsonschema.Schema, isRoot bool) *fastNode {
 	}
 	if s.MaxItems != nil {
 		n.maxItems, n.own = *s.MaxItems, true
+	}
+	if s.UniqueItems {
+		n.unique, n.own = true, true
 	}
 	if len(s.Properties) > 64 {
 		return c.fail()

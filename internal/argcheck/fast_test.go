@@ -36,6 +36,7 @@ var handSchemas = []string{
 	`{"type":"object","properties":{"self":{"$ref":"#"},"v":{"type":"integer","default":3}},"maxProperties":2}`,
 	`{"type":"object","properties":{"d":{"type":"string","default":"a<b&c"},"n":{"type":"number","default":1e2},"z":{"default":null},"bad":{"type":"string","format":"date","default":"soon"}}}`,
 	`{"type":"object","properties":{"o":{"type":"object","default":{"a":1}}}}`,
+	`{"type":"object","properties":{"u":{"type":"array","uniqueItems":true},"us":{"type":"array","items":{"type":"string"},"uniqueItems":true,"maxItems":3}}}`,
 	`{"type":"object","properties":{"é":{"type":"string","minLength":2,"maxLength":2,"default":"ü"},"k\"q":{"type":"integer"}},"required":["k\"q"]}`,
 }
 
@@ -87,6 +88,8 @@ var handArgs = []string{
 	`{"self":{"self":{"v":1}}}`, `{"v":2,"self":{}}`, `{"v":2,"self":{},"w":1}`, `{"w":1,"x":2}`,
 	`{"d":"q"}`, `{"n":5}`, `{"bad":"2025-01-01"}`, `{"o":{}}`, `{"k\"q":1}`, `{"k\u0022q":1}`, `{"é":"üü","k\"q":1}`, `{"\u00e9":"ab","k\"q":1}`,
 	`{"date":"2025-01-31","days":["2025-02-28"],"range":{"from":"2024-02-29"},"maybe":null}`, `{"maybe":{"from":"soon"}}`, `{"uuid":"123e4567"}`,
+	`{"u":[1,1.0]}`, `{"u":[1,2,"1",true,false,null]}`, `{"u":["a","\u0061"]}`, `{"u":[null,null]}`, `{"u":[-0,0]}`, `{"u":[[1],[1]]}`, `{"u":[{},{"a":1}]}`,
+	`{"u":[1e400,1]}`, `{"u":[9007199254740993,9007199254740992]}`, `{"u":[true,true]}`, `{"us":["a","b","a"]}`, `{"us":["a","é","\u00e9"]}`, `{"us":["a","b"]}`,
 	`{"sku":"ESP-100"}`, `{"sku":"ESP-100","region":"north","from":"2025-02-01"}`, `{"sku":"ESP-100","from":"2025-02-30"}`, `{"top":3}`, `{"top":13}`,
 }
 

@@ -388,6 +388,7 @@ func stringOK(n *fastNode, raw []byte, s string) bool {
 }
 
 func (sc *scanner) array(n *fastNode) bool {
+	start := sc.i
 	sc.i++ // [
 	count := 0
 	sc.ws()
@@ -413,7 +414,70 @@ func (sc *scanner) array(n *fastNode) bool {
 			sc.i++
 		}
 	}
-	return (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
+	if n.minItems >= 0 && count < n.minItems || n.maxItems >= 0 && count > n.maxItems {
+		return false
+	}
+	return !n.unique || count < 2 || uniqueScalars(sc.b[start:sc.i])
+}
+
+// uniqueScalars reports whether the items of an array (already scanned,
+// so well formed) are strings, numbers, booleans and nulls that are all
+// different as the validator compares them: strings by their decoded
+// text, numbers by value (1 and 1.0 are equal). An array holding an
+// array or object is left to the validator.
+func uniqueScalars(b []byte) bool {
+	sc := scanner{b: b, i: 1}
+	seen := make(map[scalar]struct{})
+	for {
+		sc.ws()
+		if sc.i >= len(sc.b) || sc.b[sc.i] == ']' {
+			return true
+		}
+		var v scalar
+		switch c := sc.b[sc.i]; {
+		case c == '"':
+			start := sc.i
+			simple, ok := sc.str()
+			if !ok {
+				return false
+			}
+			v.kind = tString
+			if simple {
+				v.str = string(sc.b[start+1 : sc.i-1])
+			} else if v.str, ok = decodeString(sc.b[start:sc.i]); !ok {
+				return false
+			}
+		case c == 't' || c == 'f':
+			v.kind, v.b = tBoolean, c == 't'
+			sc.i += 4
+			if !v.b {
+				sc.i++
+			}
+		case c == 'n':
+			v.kind = tNull
+			sc.i += 4
+		case c == '-' || c >= '0' && c <= '9':
+			start := sc.i
+			simple, ok := sc.number()
+			if !ok {
+				return false
+			}
+			v.kind = tNumber
+			if v.num, ok = parseNumber(sc.b[start:sc.i], simple); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+		if _, dup := seen[v]; dup {
+			return false
+		}
+		seen[v] = struct{}{}
+		sc.ws()
+		if sc.i < len(sc.b) && sc.b[sc.i] == ',' {
+			sc.i++
+		}
+	}
 }
 
 func (sc *scanner) object(n *fastNode, top bool) bool {
