@@ -3,6 +3,9 @@ package connector_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -117,5 +120,51 @@ func BenchmarkResolveSchema(b *testing.B) {
 		if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCallToolSessionless measures a tools/call without a session on
+// the runtime's fast path (what bench/load's sessionless modes send), in
+// process: the connector's handler called directly, no network. The
+// arguments take one default (as in bench/load) or give every field.
+//
+//	go test -run '^$' -bench CallToolSessionless -benchmem ./connector/
+func BenchmarkCallToolSessionless(b *testing.B) {
+	app := testApp(newProbe())
+	app.Tools = app.Tools[:1]
+	app.Tools[0].UI = ""
+	app.Tools[0].NeverAsks = true
+	app.Views = nil
+	s, err := connector.NewServer(app, connector.WithLogger(quietLogger(nil)), connector.WithStateless(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := s.Handler()
+	for _, tc := range []struct{ name, args, want string }{
+		{"default", `{"customer":"C42"}`, `"limit":10`},
+		{"all", `{"customer":"C42","limit":3}`, `"limit":3`},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find_orders","arguments":` + tc.args + `}}`
+		call := func() *httptest.ResponseRecorder {
+			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+			req.RemoteAddr = "127.0.0.1:1234"
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			if rec := call(); rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || !strings.Contains(rec.Body.String(), tc.want) {
+				b.Fatalf("unexpected answer: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+			}
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				call()
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }

@@ -36,10 +36,12 @@ type textHandler struct {
 	inner slog.Handler
 	w     io.Writer
 	mu    *sync.Mutex // one record and its trailing lines are written together
+	plain bool        // inner has no source, ReplaceAttr, attributes or groups: appendText writes its lines
 }
 
 func newTextHandler(w io.Writer, opts *slog.HandlerOptions) *textHandler {
-	return &textHandler{inner: slog.NewTextHandler(w, opts), w: w, mu: new(sync.Mutex)}
+	plain := opts == nil || !opts.AddSource && opts.ReplaceAttr == nil
+	return &textHandler{inner: slog.NewTextHandler(w, opts), w: w, mu: new(sync.Mutex), plain: plain}
 }
 
 func (h *textHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -55,6 +57,29 @@ func (h *textHandler) WithGroup(name string) slog.Handler {
 }
 
 func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
+	if singleLine(r) {
+		// Nothing to move below: the record as it is (copying it would
+		// give the same line, at the cost of a copy per record), written
+		// by appendText where it can.
+		if h.plain {
+			bp := textLines.Get().(*[]byte)
+			line, ok := appendText((*bp)[:0], r)
+			if ok {
+				h.mu.Lock()
+				_, err := h.w.Write(line)
+				h.mu.Unlock()
+				if cap(line) <= 4<<10 {
+					*bp = line
+					textLines.Put(bp)
+				}
+				return err
+			}
+			textLines.Put(bp)
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.inner.Handle(ctx, r)
+	}
 	msg, rest, multi := strings.Cut(r.Message, "\n")
 	var blocks []string
 	if multi {
@@ -90,4 +115,24 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	_, err := io.WriteString(h.w, b.String())
 	return err
+}
+
+// singleLine reports whether Handle would write r as it is: a one-line
+// message and no multi-line string value. A value of kind any is only
+// known once formatted, so a record with one is not single-line here.
+func singleLine(r slog.Record) bool {
+	if strings.Contains(r.Message, "\n") {
+		return false
+	}
+	single := true
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Value.Kind() {
+		case slog.KindAny:
+			single = false
+		case slog.KindString:
+			single = !strings.Contains(a.Value.String(), "\n")
+		}
+		return single
+	})
+	return single
 }

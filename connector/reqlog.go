@@ -64,9 +64,23 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 		default:
 			attrs = append(attrs, slog.String("outcome", "ok"))
 		}
-		s.logger.LogAttrs(ctx, level, "request", attrs...)
+		s.logRequest(ctx, level, attrs)
 		return res, err
 	}
+}
+
+// logRequest writes the request line. Through mcpgen's own text handler,
+// which never writes the source line, the record is handed to it
+// directly: slog.Logger would first walk the stack for the caller's pc.
+func (s *Server) logRequest(ctx context.Context, level slog.Level, attrs []slog.Attr) {
+	h, ok := s.logger.Handler().(*textHandler)
+	if !ok {
+		s.logger.LogAttrs(ctx, level, "request", attrs...)
+		return
+	}
+	r := slog.NewRecord(time.Now(), level, "request", 0)
+	r.AddAttrs(attrs...)
+	_ = h.Handle(ctx, r)
 }
 
 // devOwn reports whether req is one of mcpgen dev's front's own requests
