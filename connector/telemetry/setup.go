@@ -106,6 +106,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 			provider: tp, sampler: sampler, limits: sdktrace.NewSpanLimits(),
 			batch: newSpanBatcher(exp, spanRes, instrumentation.Scope{Name: ScopeName}, batchSettingsFromEnv()),
 		}
+		go reqTracer.batch.run()
 		shutdown = append(shutdown, reqTracer.batch.shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)
 	}

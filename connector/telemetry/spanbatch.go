@@ -79,8 +79,8 @@ func batchSettingsFromEnv() batchSettings {
 	return s
 }
 
-// newSpanBatcher starts the batching of spans of resource res and scope
-// into e.
+// newSpanBatcher returns the batching of spans of resource res and scope
+// into e; go run() starts it.
 func newSpanBatcher(e *spanExporter, res *resource.Resource, scope instrumentation.Scope, s batchSettings) *spanBatcher {
 	b := &spanBatcher{
 		e: e, maxQueue: s.maxQueue, maxBatch: s.maxBatch, delay: s.delay, timeout: s.timeout,
@@ -89,7 +89,6 @@ func newSpanBatcher(e *spanExporter, res *resource.Resource, scope instrumentati
 	}
 	b.frame = newFrame(res, scope)
 	b.export = b.send
-	go b.run()
 	return b
 }
 
