@@ -149,8 +149,7 @@ func (s *requestSpan) End(options ...trace.SpanEndOption) {
 	rec.end = rec.start.Add(time.Since(rec.start)) // monotonic, as the SDK's
 	if len(options) > 0 {
 		if c := trace.NewSpanEndConfig(options...); !c.Timestamp().IsZero() {
-			ts := c.Timestamp()
-			rec.end = ts
+			rec.end = c.Timestamp()
 		}
 	}
 	if rec.sampled {
@@ -160,15 +159,6 @@ func (s *requestSpan) End(options ...trace.SpanEndOption) {
 		s.rt.batch.add(rec)
 	}
 	s.rt.put(rec)
-}
-
-// record calls f with s's record under its lock, if s is recording.
-func (s *requestSpan) record(f func(*spanRecord)) {
-	s.mu.Lock()
-	if s.rec != nil {
-		f(s.rec)
-	}
-	s.mu.Unlock()
 }
 
 func (s *requestSpan) SetAttributes(kvs ...attribute.KeyValue) {
@@ -187,7 +177,11 @@ func (s *requestSpan) AddEvent(name string, options ...trace.EventOption) {
 		return
 	}
 	c := trace.NewEventConfig(options...)
-	s.record(func(rec *spanRecord) { rec.addEvent(&s.rt.limits, name, c.Attributes(), c.Timestamp()) })
+	s.mu.Lock()
+	if s.rec != nil {
+		s.rec.addEvent(&s.rt.limits, name, c.Attributes(), c.Timestamp())
+	}
+	s.mu.Unlock()
 }
 
 // RecordError adds the event the SDK adds for err: "exception", with its
@@ -221,7 +215,11 @@ func (s *requestSpan) AddLink(l trace.Link) {
 	if !l.SpanContext.IsValid() && len(l.Attributes) == 0 && l.SpanContext.TraceState().Len() == 0 {
 		return
 	}
-	s.record(func(rec *spanRecord) { rec.addLink(&s.rt.limits, l) })
+	s.mu.Lock()
+	if s.rec != nil {
+		s.rec.addLink(&s.rt.limits, l)
+	}
+	s.mu.Unlock()
 }
 
 func (s *requestSpan) IsRecording() bool {
@@ -248,7 +246,11 @@ func (s *requestSpan) SetStatus(code codes.Code, description string) {
 }
 
 func (s *requestSpan) SetName(name string) {
-	s.record(func(rec *spanRecord) { rec.name = name })
+	s.mu.Lock()
+	if s.rec != nil {
+		s.rec.name = name
+	}
+	s.mu.Unlock()
 }
 
 func (s *requestSpan) TracerProvider() trace.TracerProvider { return s.rt.provider }
