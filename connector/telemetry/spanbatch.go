@@ -36,7 +36,9 @@ type spanBatcher struct {
 	full     []batch  // batches of maxBatch spans waiting to be sent
 	queued   int      // spans in cur and full
 	free     [][]byte // emptied batches' buffers
+	batchCap int      // the size of the last full batch, for new buffers
 	dropped  int      // spans dropped since the last report
+	reported time.Time
 	closed   bool
 	wake     chan struct{}                            // a batch is full
 	flushing chan chan struct{}                       // Shutdown: send all and stop
@@ -151,6 +153,7 @@ func (bt *spanBatcher) add(rec *spanRecord) {
 	bt.queued++
 	full := bt.curN >= bt.maxBatch
 	if full {
+		bt.batchCap = max(bt.batchCap, len(bt.cur)+len(bt.cur)/8)
 		bt.full = append(bt.full, batch{bt.cur, bt.curN})
 		bt.cur, bt.curN = nil, 0
 	}
@@ -171,7 +174,7 @@ func (bt *spanBatcher) buffer() []byte {
 		bt.free = bt.free[:n-1]
 		return b[:0]
 	}
-	return make([]byte, 0, 32<<10)
+	return make([]byte, 0, max(bt.batchCap, 32<<10))
 }
 
 // run sends the full batches when told, and everything every delay,
@@ -212,8 +215,12 @@ func (bt *spanBatcher) sendQueued(all bool) {
 			bt.cur, bt.curN = nil, 0
 		}
 		bt.queued -= next.n
-		dropped := bt.dropped
-		bt.dropped = 0
+		// Drops are said once a minute at most (and at the end): an
+		// overloaded connector would say it at every batch.
+		dropped := 0
+		if bt.dropped > 0 && (next.n == 0 && bt.closed || time.Since(bt.reported) >= time.Minute) {
+			dropped, bt.dropped, bt.reported = bt.dropped, 0, time.Now()
+		}
 		bt.mu.Unlock()
 		if dropped > 0 {
 			bt.report(errors.New(errSpansDropped(dropped)))
@@ -227,7 +234,7 @@ func (bt *spanBatcher) sendQueued(all bool) {
 		}
 		cancel()
 		bt.mu.Lock()
-		if len(bt.free) < 2 && cap(next.b) <= maxKept {
+		if len(bt.free) <= bt.maxQueue/bt.maxBatch && cap(next.b) <= maxKept {
 			bt.free = append(bt.free, next.b)
 		}
 		bt.mu.Unlock()
