@@ -55,3 +55,7 @@ type slogPrinter struct{ l *slog.Logger }
 func (p slogPrinter) Println(v ...any) {
 	p.l.Warn("telemetry: serving /metrics", "err", fmt.Sprint(v...))
 }
+
+func errSpansDropped(n int) string {
+	return fmt.Sprintf("%d request spans dropped: more ended than the collector took; raise OTEL_BSP_MAX_QUEUE_SIZE, or sample (OTEL_TRACES_SAMPLER)", n)
+}

@@ -219,6 +219,15 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 		parent = t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))
 	}
 	sh := t.spanShapes.get(t, d)
+	if t.reqTracer != nil {
+		sctx, span := t.reqTracer.start(parent, sh.name, start, links)
+		if rec := span.rec; rec != nil { // not shared yet: no lock
+			// The attributes are made in the record's spare room, then
+			// added where they already are (within the span limits).
+			rec.setAttributes(&t.reqTracer.limits, appendSpanAttrs(rec.attrs[len(rec.attrs):], ctx, sh, d))
+		}
+		return sctx, span
+	}
 	if t.builtinSampler && links == nil {
 		// No sampler of the SDK's reads attributes: given after the
 		// start, they are copied once rather than twice, and not made at
@@ -241,31 +250,32 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 // resource URI, session and request id (from ctx), in a list of their
 // exact size.
 func spanAttrs(ctx context.Context, sh *spanShape, d request) []attribute.KeyValue {
-	var id string
-	raw, hasID := ctx.Value(requestIDKey{}).(json.RawMessage)
-	if hasID = hasID && len(raw) > 0; hasID {
-		id = string(raw)
-		if raw[0] == '"' {
-			if uq, err := strconv.Unquote(id); err == nil {
-				id = uq
-			}
-		}
-	}
 	n := len(sh.attrs)
-	for _, v := range [...]bool{d.uri != "", d.session != "", hasID} {
+	for _, v := range [...]bool{d.uri != "", d.session != "", ctx.Value(requestIDKey{}) != nil} {
 		if v {
 			n++
 		}
 	}
-	attrs := make([]attribute.KeyValue, len(sh.attrs), n)
-	copy(attrs, sh.attrs)
+	return appendSpanAttrs(make([]attribute.KeyValue, 0, n), ctx, sh, d)
+}
+
+// appendSpanAttrs appends the attributes of the server span of d to
+// attrs.
+func appendSpanAttrs(attrs []attribute.KeyValue, ctx context.Context, sh *spanShape, d request) []attribute.KeyValue {
+	attrs = append(attrs, sh.attrs...)
 	if d.uri != "" {
 		attrs = append(attrs, keyResourceURI.String(d.uri))
 	}
 	if d.session != "" {
 		attrs = append(attrs, keySessionID.String(d.session))
 	}
-	if hasID {
+	if raw, ok := ctx.Value(requestIDKey{}).(json.RawMessage); ok && len(raw) > 0 {
+		id := string(raw)
+		if raw[0] == '"' {
+			if uq, err := strconv.Unquote(id); err == nil {
+				id = uq
+			}
+		}
 		attrs = append(attrs, keyRequestID.String(id))
 	}
 	return attrs

@@ -6,12 +6,14 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -224,9 +226,39 @@ func appendScope(b []byte, field protowire.Number, s instrumentation.Scope) []by
 	return closeField(b, m)
 }
 
+// spanFields is what an OTLP Span holds, whichever span it comes from:
+// the SDK's (ReadOnlySpan) or a request span of mcpgen's own
+// (requestSpan), so that both are written by the same code.
+type spanFields struct {
+	sc, parent    trace.SpanContext
+	name          string
+	kind          trace.SpanKind
+	start, end    time.Time
+	attrs         []attribute.KeyValue
+	droppedAttrs  int
+	events        []sdktrace.Event
+	droppedEvents int
+	links         []sdktrace.Link
+	droppedLinks  int
+	status        sdktrace.Status
+}
+
 // appendSpan appends the fields of the OTLP Span of s.
 func appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
-	sc := s.SpanContext()
+	f := spanFields{
+		sc: s.SpanContext(), parent: s.Parent(), name: s.Name(), kind: s.SpanKind(),
+		start: s.StartTime(), end: s.EndTime(),
+		attrs: s.Attributes(), droppedAttrs: s.DroppedAttributes(),
+		events: s.Events(), droppedEvents: s.DroppedEvents(),
+		links: s.Links(), droppedLinks: s.DroppedLinks(),
+		status: s.Status(),
+	}
+	return appendSpanFields(b, &f)
+}
+
+// appendSpanFields appends the fields of the OTLP Span f describes.
+func appendSpanFields(b []byte, s *spanFields) []byte {
+	sc := s.sc
 	tid, sid := sc.TraceID(), sc.SpanID()
 	b = appendBytes(b, fSpanTraceID, tid[:])
 	b = appendBytes(b, fSpanSpanID, sid[:])
@@ -234,22 +266,22 @@ func appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 		b = appendString(b, fSpanTraceState, ts.String())
 	}
 	flags := uint32(sc.TraceFlags()) | 0x100 // the parent's remoteness is known
-	if parent := s.Parent(); parent.IsValid() {
+	if parent := s.parent; parent.IsValid() {
 		psid := parent.SpanID()
 		b = appendBytes(b, fSpanParentSpanID, psid[:])
 		if parent.IsRemote() {
 			flags |= 0x200
 		}
 	}
-	b = appendString(b, fSpanName, s.Name())
-	b = appendVarint(b, fSpanKind, uint64(s.SpanKind())) // the same numbers
-	b = appendFixed64(b, fSpanStart, unixNano(s.StartTime()))
-	b = appendFixed64(b, fSpanEnd, unixNano(s.EndTime()))
-	for _, kv := range s.Attributes() {
+	b = appendString(b, fSpanName, s.name)
+	b = appendVarint(b, fSpanKind, uint64(s.kind)) // the same numbers
+	b = appendFixed64(b, fSpanStart, unixNano(s.start))
+	b = appendFixed64(b, fSpanEnd, unixNano(s.end))
+	for _, kv := range s.attrs {
 		b = appendKeyValue(b, fSpanAttributes, kv)
 	}
-	b = appendVarint(b, fSpanDroppedAttributes, uint64(uint32(s.DroppedAttributes())))
-	for _, ev := range s.Events() {
+	b = appendVarint(b, fSpanDroppedAttributes, uint64(uint32(s.droppedAttrs)))
+	for _, ev := range s.events {
 		var m int
 		b, m = openField(b, fSpanEvents)
 		b = appendFixed64(b, fEventTime, unixNano(ev.Time))
@@ -260,8 +292,8 @@ func appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 		b = appendVarint(b, fEventDroppedAttributes, uint64(uint32(ev.DroppedAttributeCount)))
 		b = closeField(b, m)
 	}
-	b = appendVarint(b, fSpanDroppedEvents, uint64(uint32(s.DroppedEvents())))
-	for _, l := range s.Links() {
+	b = appendVarint(b, fSpanDroppedEvents, uint64(uint32(s.droppedEvents)))
+	for _, l := range s.links {
 		var m int
 		b, m = openField(b, fSpanLinks)
 		ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
@@ -276,8 +308,8 @@ func appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 		b = appendVarint(b, fLinkDroppedAttributes, uint64(uint32(l.DroppedAttributeCount)))
 		b = closeField(b, m)
 	}
-	b = appendVarint(b, fSpanDroppedLinks, uint64(uint32(s.DroppedLinks())))
-	switch st := s.Status(); st.Code {
+	b = appendVarint(b, fSpanDroppedLinks, uint64(uint32(s.droppedLinks)))
+	switch st := s.status; st.Code {
 	case codes.Error:
 		var m int
 		b, m = openField(b, fSpanStatus)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -83,18 +85,29 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		return nil, errors.New(errResource(err))
 	}
 	var (
-		p        = Providers{Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
-		shutdown []func(context.Context) error
-		handler  http.Handler
+		p         = Providers{Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
+		shutdown  []func(context.Context) error
+		handler   http.Handler
+		reqTracer *requestTracer // nil without traces
 	)
 	if traces {
 		c, err := newOTLPClient(get, "traces")
 		if err != nil {
 			return nil, err
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&spanExporter{c: c}), sdktrace.WithResource(res))
+		exp := &spanExporter{c: c}
+		sampler := samplerFromEnv()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithSampler(sampler))
 		p.Tracer = tp
-		shutdown = append(shutdown, tp.Shutdown)
+		// The resource the provider gives its spans, for the request
+		// spans: collectors see one service.
+		spanRes, _ := resource.Merge(resource.Environment(), res)
+		reqTracer = &requestTracer{
+			provider: tp, sampler: sampler, limits: sdktrace.NewSpanLimits(),
+			batch: newSpanBatcher(exp, spanRes, instrumentation.Scope{Name: ScopeName}, batchSettingsFromEnv()),
+		}
+		go reqTracer.batch.run()
+		shutdown = append(shutdown, reqTracer.batch.shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)
 	}
 	var readers []sdkmetric.Option
@@ -135,7 +148,39 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	}
 	t.shutdown, t.metricsHandler = shutdown, handler
 	t.builtinSampler = traces
+	t.reqTracer = reqTracer
 	return t, nil
+}
+
+// samplerFromEnv is the sampler OTEL_TRACES_SAMPLER and
+// OTEL_TRACES_SAMPLER_ARG name in the process's environment, read as the
+// SDK reads them (which also reports a name or ratio it cannot use): the
+// tracer provider and the request spans share it.
+func samplerFromEnv() sdktrace.Sampler {
+	ratio := func() sdktrace.Sampler {
+		arg := strings.TrimSpace(os.Getenv("OTEL_TRACES_SAMPLER_ARG"))
+		if arg == "" {
+			return sdktrace.TraceIDRatioBased(1)
+		}
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil || v < 0 || v > 1 {
+			return sdktrace.TraceIDRatioBased(1)
+		}
+		return sdktrace.TraceIDRatioBased(v)
+	}
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("OTEL_TRACES_SAMPLER"))) {
+	case "always_on":
+		return sdktrace.AlwaysSample()
+	case "always_off":
+		return sdktrace.NeverSample()
+	case "traceidratio":
+		return ratio()
+	case "parentbased_always_off":
+		return sdktrace.ParentBased(sdktrace.NeverSample())
+	case "parentbased_traceidratio":
+		return sdktrace.ParentBased(ratio())
+	}
+	return sdktrace.ParentBased(sdktrace.AlwaysSample()) // the default, and parentbased_always_on
 }
 
 // exporterWanted reports whether the variable kindVar (such as

@@ -51,8 +51,11 @@ type Telemetry struct {
 	// SDK's (Setup's, from OTEL_TRACES_SAMPLER), none of which reads a
 	// span's attributes, so they may be set after the start.
 	builtinSampler bool
-	propagator     propagation.TextMapPropagator
-	headerFields   []string // the propagator's fields as HTTP header names
+	// reqTracer starts the request spans in place of tracer when Setup
+	// exports spans with its own exporter (see reqspan.go).
+	reqTracer    *requestTracer
+	propagator   propagation.TextMapPropagator
+	headerFields []string // the propagator's fields as HTTP header names
 
 	duration       metric.Float64Histogram   // mcp.server.operation.duration
 	resultSize     metric.Int64Histogram     // mcpgen.server.result.size

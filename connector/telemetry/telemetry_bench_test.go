@@ -2,7 +2,9 @@ package telemetry_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"syscall"
 	"testing"
 	"time"
@@ -17,9 +19,11 @@ import (
 // BenchmarkMiddleware measures the middleware alone around a handler that
 // does nothing: what telemetry adds to each request, with every call a
 // recorded span (the caller's traceparent is sampled), batched to an
-// exporter, and its metrics; and with metrics only (no tracer).
+// exporter, and its metrics (the SDK's span, telemetry.New; and
+// mcpgen's own request span exported over OTLP, telemetry.Setup); and
+// with metrics only (no tracer).
 //
-//	go test -run '^$' -bench Middleware -benchmem ./runtime/telemetry/
+//	go test -run '^$' -bench Middleware -benchmem ./connector/telemetry/
 func BenchmarkMiddleware(b *testing.B) {
 	req := &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{Name: "lookup", Meta: mcp.Meta{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}},
@@ -48,6 +52,32 @@ func BenchmarkMiddleware(b *testing.B) {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 		defer mp.Shutdown(context.Background())
 		run(b, telemetry.Providers{Tracer: tp, Meter: mp})
+	})
+	b.Run("setup", func(b *testing.B) {
+		// As the connector binary sets it up: the request span is
+		// mcpgen's own, exported over OTLP/HTTP to a receiver in this
+		// process that drops it (its CPU counts too), metrics to OTLP.
+		sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+		defer sink.Close()
+		tel, err := telemetry.Setup(context.Background(), telemetry.Config{ServiceName: "bench", LookupEnv: func(k string) (string, bool) {
+			if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+				return sink.URL, true
+			}
+			return "", false
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer tel.Shutdown(context.Background())
+		tel.SetNames([]string{"lookup"}, nil)
+		h := tel.Middleware(next)
+		ctx := context.Background()
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			h(ctx, "tools/call", req)
+		}
+		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("metrics", func(b *testing.B) {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))

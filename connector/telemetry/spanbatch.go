@@ -1,0 +1,273 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// spanBatcher batches the request spans (requestSpan) for the OTLP
+// exporter, as the SDK's batch span processor batches the SDK's spans
+// and with the same settings (OTEL_BSP_*): a span is encoded when it
+// ends and its bytes appended to the batch being filled; a full batch, or
+// whatever is there when the schedule delay passes, is sent by one
+// goroutine; spans beyond the queue's size are dropped, and counted.
+type spanBatcher struct {
+	e        *spanExporter
+	frame    frame
+	maxQueue int
+	maxBatch int
+	delay    time.Duration
+	timeout  time.Duration
+
+	mu       sync.Mutex
+	cur      []byte   // encoded spans of the batch being filled
+	curN     int      // and how many
+	full     []batch  // batches of maxBatch spans waiting to be sent
+	queued   int      // spans in cur and full
+	free     [][]byte // emptied batches' buffers
+	batchCap int      // the size of the last full batch, for new buffers
+	dropped  int      // spans dropped since the last report
+	reported time.Time
+	closed   bool
+	wake     chan struct{}                            // a batch is full
+	flushing chan chan struct{}                       // Shutdown: send all and stop
+	done     chan struct{}                            // the sending goroutine has stopped
+	report   func(error)                              // otel.Handle
+	export   func(context.Context, []byte, int) error // sends one batch; tests replace it
+}
+
+// batch is the encoded spans of one export request.
+type batch struct {
+	b []byte
+	n int
+}
+
+// batchSettings are the batch span processor's settings.
+type batchSettings struct {
+	maxQueue, maxBatch int
+	delay, timeout     time.Duration
+}
+
+// batchSettingsFromEnv reads OTEL_BSP_MAX_QUEUE_SIZE,
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY and
+// OTEL_BSP_EXPORT_TIMEOUT (milliseconds) from the process's environment,
+// as the SDK's batch span processor does; a value that is not a positive
+// number keeps the default.
+func batchSettingsFromEnv() batchSettings {
+	num := func(k string, def int) int {
+		if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(k))); err == nil && n > 0 {
+			return n
+		}
+		return def
+	}
+	s := batchSettings{
+		maxQueue: num("OTEL_BSP_MAX_QUEUE_SIZE", sdktrace.DefaultMaxQueueSize),
+		maxBatch: num("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", sdktrace.DefaultMaxExportBatchSize),
+		delay:    time.Duration(num("OTEL_BSP_SCHEDULE_DELAY", sdktrace.DefaultScheduleDelay)) * time.Millisecond,
+		timeout:  time.Duration(num("OTEL_BSP_EXPORT_TIMEOUT", sdktrace.DefaultExportTimeout)) * time.Millisecond,
+	}
+	s.maxBatch = min(s.maxBatch, s.maxQueue)
+	return s
+}
+
+// newSpanBatcher returns the batching of spans of resource res and scope
+// into e; go run() starts it.
+func newSpanBatcher(e *spanExporter, res *resource.Resource, scope instrumentation.Scope, s batchSettings) *spanBatcher {
+	b := &spanBatcher{
+		e: e, maxQueue: s.maxQueue, maxBatch: s.maxBatch, delay: s.delay, timeout: s.timeout,
+		wake: make(chan struct{}, 1), flushing: make(chan chan struct{}), done: make(chan struct{}),
+		report: otel.Handle,
+	}
+	b.frame = newFrame(res, scope)
+	b.export = b.send
+	return b
+}
+
+// frame is the bytes of an ExportTraceServiceRequest of one
+// ResourceSpans holding one ScopeSpans, around the spans: the
+// ResourceSpans' resource field, the ScopeSpans' scope field, and after
+// the spans the ScopeSpans' and the ResourceSpans' schema URL fields.
+type frame struct {
+	resource, scope, scopeTail, resourceTail []byte
+}
+
+func newFrame(res *resource.Resource, scope instrumentation.Scope) frame {
+	f := frame{
+		resource:  protowire.AppendBytes(protowire.AppendTag(nil, fResourceSpansResource, protowire.BytesType), appendResource(nil, res)),
+		scope:     appendScope(nil, fScopeSpansScope, scope),
+		scopeTail: appendString(nil, fScopeSpansSchemaURL, scope.SchemaURL),
+	}
+	if res != nil {
+		f.resourceTail = appendString(nil, fResourceSpansSchemaURL, res.SchemaURL())
+	}
+	return f
+}
+
+// appendRequest appends the ExportTraceServiceRequest of spans (encoded
+// ScopeSpans.spans fields) to b.
+func (f *frame) appendRequest(b, spans []byte) []byte {
+	scopeLen := len(f.scope) + len(spans) + len(f.scopeTail)
+	resLen := len(f.resource) + protowire.SizeTag(fResourceSpansScopeSpans) + protowire.SizeBytes(scopeLen) + len(f.resourceTail)
+	b = protowire.AppendTag(b, fExportResourceSpans, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(resLen))
+	b = append(b, f.resource...)
+	b = protowire.AppendTag(b, fResourceSpansScopeSpans, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(scopeLen))
+	b = append(b, f.scope...)
+	b = append(b, spans...)
+	b = append(b, f.scopeTail...)
+	return append(b, f.resourceTail...)
+}
+
+// add encodes rec and appends it to the batch being filled, or drops it
+// when the queue is full or the batcher shut down.
+func (bt *spanBatcher) add(rec *spanRecord) {
+	enc := protowire.AppendTag(rec.enc[:0], fScopeSpansSpans, protowire.BytesType)
+	enc = append(enc, 0)
+	start := len(enc)
+	enc = appendSpanFields(enc, &rec.spanFields)
+	rec.enc = closeField(enc, start)
+
+	bt.mu.Lock()
+	if bt.closed || bt.queued >= bt.maxQueue {
+		bt.dropped++
+		bt.mu.Unlock()
+		return
+	}
+	if bt.cur == nil {
+		bt.cur = bt.buffer()
+	}
+	bt.cur = append(bt.cur, rec.enc...)
+	bt.curN++
+	bt.queued++
+	full := bt.curN >= bt.maxBatch
+	if full {
+		bt.batchCap = max(bt.batchCap, len(bt.cur)+len(bt.cur)/8)
+		bt.full = append(bt.full, batch{bt.cur, bt.curN})
+		bt.cur, bt.curN = nil, 0
+	}
+	bt.mu.Unlock()
+	if full {
+		select {
+		case bt.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// buffer returns an emptied batch buffer, or a new one. Called with mu
+// held.
+func (bt *spanBatcher) buffer() []byte {
+	if n := len(bt.free); n > 0 {
+		b := bt.free[n-1]
+		bt.free = bt.free[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, max(bt.batchCap, 32<<10))
+}
+
+// run sends the full batches when told, and everything every delay,
+// until Shutdown.
+func (bt *spanBatcher) run() {
+	defer close(bt.done)
+	timer := time.NewTimer(bt.delay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-bt.wake:
+			bt.sendQueued(false)
+		case <-timer.C:
+			bt.sendQueued(true)
+			timer.Reset(bt.delay)
+		case sent := <-bt.flushing:
+			bt.sendQueued(true)
+			close(sent)
+			return
+		}
+	}
+}
+
+// sendQueued sends the full batches, and with all the one being filled
+// too, one request each.
+func (bt *spanBatcher) sendQueued(all bool) {
+	for {
+		bt.mu.Lock()
+		var next batch
+		switch {
+		case len(bt.full) > 0:
+			next = bt.full[0]
+			copy(bt.full, bt.full[1:])
+			bt.full[len(bt.full)-1] = batch{}
+			bt.full = bt.full[:len(bt.full)-1]
+		case all && bt.curN > 0:
+			next = batch{bt.cur, bt.curN}
+			bt.cur, bt.curN = nil, 0
+		}
+		bt.queued -= next.n
+		// Drops are said once a minute at most (and at the end): an
+		// overloaded connector would say it at every batch.
+		dropped := 0
+		if bt.dropped > 0 && (next.n == 0 && bt.closed || time.Since(bt.reported) >= time.Minute) {
+			dropped, bt.dropped, bt.reported = bt.dropped, 0, time.Now()
+		}
+		bt.mu.Unlock()
+		if dropped > 0 {
+			bt.report(errors.New(errSpansDropped(dropped)))
+		}
+		if next.n == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), bt.timeout)
+		if err := bt.export(ctx, next.b, next.n); err != nil {
+			bt.report(err)
+		}
+		cancel()
+		bt.mu.Lock()
+		if len(bt.free) <= bt.maxQueue/bt.maxBatch && cap(next.b) <= maxKept {
+			bt.free = append(bt.free, next.b)
+		}
+		bt.mu.Unlock()
+	}
+}
+
+// send posts the spans in spans as one export request.
+func (bt *spanBatcher) send(ctx context.Context, spans []byte, _ int) error {
+	buf := bt.e.buffer()
+	buf.b = bt.frame.appendRequest(buf.b[:0], spans)
+	return bt.e.c.postBuffer(ctx, buf)
+}
+
+// shutdown sends what is queued and stops; spans that end after it are
+// dropped.
+func (bt *spanBatcher) shutdown(ctx context.Context) error {
+	bt.mu.Lock()
+	if bt.closed {
+		bt.mu.Unlock()
+		return nil
+	}
+	bt.closed = true
+	bt.mu.Unlock()
+	sent := make(chan struct{})
+	select {
+	case bt.flushing <- sent:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-sent:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
