@@ -68,7 +68,7 @@ func main() {
 	flag.IntVar(&c.perCall, "percall", 20000, "calls in one session to measure memory growth per call")
 	flag.IntVar(&c.serverCPU, "server-cpu", 0, "CPU the servers are pinned to")
 	flag.IntVar(&c.loadCPU, "load-cpu", 1, "CPU the load generator is pinned to")
-	flag.StringVar(&c.baseBin, "base-bin", "", "`FILE`: the mcpgen server of a run at another commit (its -keep directory's mcpgen),\nmeasured as server mcpgen-base")
+	flag.StringVar(&c.baseBin, "base-bin", "", "`FILE`: the mcpgen server of a run at another commit (its -keep directory's mcpgen),\nmeasured as server mcpgen-base (and mcpgen-redis-base with --store)")
 	flag.IntVar(&c.redisCPU, "redis-cpu", -1, "CPU mcpgen-redis's redis-server is pinned to (default: the load generator's)")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write each server's CPU profile to `DIR`/SERVER-ERA-N-REP.pprof")
 	flag.BoolVar(&c.keep, "keep", false, "keep the built servers (their directory is printed)")
@@ -88,10 +88,10 @@ func main() {
 	}
 	for _, s := range c.servers {
 		if _, ok := serverKinds[s]; !ok {
-			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, mcpgen-redis, mcpgen-base, sdk, mcpgo, floor)", s)
+			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, mcpgen-redis, mcpgen-base, mcpgen-redis-base, sdk, mcpgo, floor)", s)
 		}
 	}
-	if slices.Contains(c.servers, "mcpgen-base") {
+	if slices.Contains(c.servers, "mcpgen-base") || slices.Contains(c.servers, "mcpgen-redis-base") {
 		abs, err := filepath.Abs(c.baseBin)
 		if err != nil || c.baseBin == "" {
 			fatalf("-servers mcpgen-base needs -base-bin FILE")

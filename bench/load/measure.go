@@ -29,10 +29,11 @@ var serverKinds = map[string]string{
 	"mcpgen-redis": "mcpgen, --store redis://",
 	// mcpgen built from another commit (-base-bin), to compare a change
 	// with what it changes, run for run.
-	"mcpgen-base": "mcpgen, the -base-bin build",
-	"sdk":         "go-sdk by hand (mcp.AddTool)",
-	"mcpgo":       "mark3labs/mcp-go",
-	"floor":       "floor (net/http + encoding/json)",
+	"mcpgen-base":       "mcpgen, the -base-bin build",
+	"mcpgen-redis-base": "mcpgen, the -base-bin build, --store redis://",
+	"sdk":               "go-sdk by hand (mcp.AddTool)",
+	"mcpgo":             "mark3labs/mcp-go",
+	"floor":             "floor (net/http + encoding/json)",
 }
 
 // baseline is the first reference of the ratios; floor the second.
@@ -78,7 +79,7 @@ func measure(c config) error {
 	failed := map[key]string{} // configurations a server does not serve
 	fmt.Fprintf(os.Stderr, "servers on CPU %d, load generator on CPU %d; %d reps of %v (after %v warm-up) per configuration\n",
 		c.serverCPU, c.loadCPU, c.reps, c.duration, c.warmup)
-	if slices.Contains(c.servers, "mcpgen-redis") {
+	if slices.Contains(c.servers, "mcpgen-redis") || slices.Contains(c.servers, "mcpgen-redis-base") {
 		cpu := c.redisCPU
 		if cpu < 0 {
 			cpu = c.loadCPU
@@ -175,7 +176,7 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 	readCPU0 := func() {
 		cpu0, _ = procCPU(s.cmd.Process.Pid)
 		self0, _ = procCPU(os.Getpid())
-		if name == "mcpgen-redis" {
+		if strings.HasPrefix(name, "mcpgen-redis") {
 			store0 = benchRedis.cpu()
 			cmds0, _ = benchRedis.commands()
 		}
@@ -229,7 +230,7 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 	self1, _ := procCPU(os.Getpid())
 	var store1 time.Duration
 	var storeCmd string
-	if name == "mcpgen-redis" {
+	if strings.HasPrefix(name, "mcpgen-redis") {
 		store1 = benchRedis.cpu()
 		cmds1, _ := benchRedis.commands()
 		storeCmd = perCall(cmds0, cmds1, len(lat))
@@ -313,12 +314,12 @@ func start(c config, name string, args []string, profile string) (*server, error
 	case "mcpgen-prom":
 		bin = "mcpgen"
 		args = append(args, "--metrics-addr", "127.0.0.1:0")
-	case "mcpgen-redis":
+	case "mcpgen-redis", "mcpgen-redis-base":
 		bin = "mcpgen"
 		args = append(args, "--store", benchRedis.url())
 	}
 	path := filepath.Join(c.binDir, bin)
-	if name == "mcpgen-base" {
+	if name == "mcpgen-base" || name == "mcpgen-redis-base" {
 		path = c.baseBin
 	}
 	argv := append([]string{"-c", strconv.Itoa(c.serverCPU), path, "--addr", addr}, args...)
@@ -543,19 +544,25 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 }
 
 // printPaired compares each variant of mcpgen (with a store, with
-// telemetry) to plain mcpgen run in the same repetition, one right after
-// the other: on a shared machine whose speed drifts between repetitions,
+// telemetry) to plain mcpgen, and a -base-bin build to the same server of
+// this build, run in the same repetition, one right after the other: on a shared machine whose speed drifts between repetitions,
 // the median of these per-repetition ratios says more than the ratio of
 // the medians.
 func printPaired(c config, res map[key][]sample) {
 	var rows []string
 	for _, era := range c.eras {
 		for _, n := range c.sessions {
-			base := res[key{"mcpgen", era, n}]
 			for _, name := range c.servers {
 				if name == "mcpgen" || !strings.HasPrefix(name, "mcpgen") {
 					continue
 				}
+				// A -base-bin build against the same server of this
+				// build; any other variant against plain mcpgen.
+				ref := "mcpgen"
+				if strings.HasSuffix(name, "-base") {
+					ref = strings.TrimSuffix(name, "-base")
+				}
+				base := res[key{ref, era, n}]
 				ss := res[key{name, era, n}]
 				if len(ss) != len(base) || len(ss) == 0 {
 					continue // a failed run breaks the pairing
@@ -566,7 +573,7 @@ func printPaired(c config, res map[key][]sample) {
 				}
 				slices.Sort(rs)
 				pct := func(r float64) string { return fmt.Sprintf("%+.0f %%", 100*(r-1)) }
-				rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s | %s to %s |", modeLabel(era, name), n, serverKinds[name], pct(medianOf(rs)), pct(rs[0]), pct(rs[len(rs)-1])))
+				rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s | %s | %s to %s |", modeLabel(era, name), n, serverKinds[name], serverKinds[ref], pct(medianOf(rs)), pct(rs[0]), pct(rs[len(rs)-1])))
 			}
 		}
 	}
@@ -574,10 +581,10 @@ func printPaired(c config, res map[key][]sample) {
 		return
 	}
 	fmt.Println()
-	fmt.Println("Server CPU per call against mcpgen run in the same repetition (median and range of the per-repetition ratios):")
+	fmt.Println("Server CPU per call against another server run in the same repetition (median and range of the per-repetition ratios):")
 	fmt.Println()
-	fmt.Println("| mode | clients | server | CPU/call vs mcpgen | range |")
-	fmt.Println("|---|---:|---|---:|---|")
+	fmt.Println("| mode | clients | server | against | CPU/call | range |")
+	fmt.Println("|---|---:|---|---|---:|---|")
 	for _, r := range rows {
 		fmt.Println(r)
 	}
