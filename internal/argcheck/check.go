@@ -12,7 +12,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -25,6 +28,9 @@ type Schema struct {
 	formats  bool               // the schema gives a format somewhere
 	defaults bool               // the schema declares defaults
 	fast     *fastSchema        // nil when the schema needs the validator for every call
+
+	oneOnce sync.Once
+	one     *jsonschema.Resolved // fieldByField's
 }
 
 // Compile compiles an input schema, given as JSON. Its error says why the
@@ -87,7 +93,7 @@ func (s *Schema) checkSlow(args json.RawMessage) (json.RawMessage, error) {
 		applyDefaults(s.schema, inst)
 	}
 	if err := s.resolved.Validate(&inst); err != nil {
-		return nil, fmt.Errorf("invalid arguments: %s", explainValidation(err))
+		return nil, fmt.Errorf("invalid arguments: %s", s.refusal(m, err))
 	}
 	if s.formats {
 		if msg := checkFormats(s.schema, s.schema, inst, nil, 0); msg != "" {
@@ -106,6 +112,61 @@ func (s *Schema) checkSlow(args json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	return args, nil
+}
+
+// refusal words the validator's refusal err of the arguments m. The
+// validator stops at the first property that fails, taking them in map
+// order, so of two bad fields it named either from one call to the next;
+// here, when the schema's object-level rules allow checking the fields one
+// at a time, the first bad field by name is named, every time. A refusal
+// no single field explains (a required field missing) is err's.
+func (s *Schema) refusal(m map[string]any, err error) string {
+	one := s.fieldByField()
+	if one == nil || len(m) < 2 {
+		return explainValidation(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		var single any = map[string]any{name: m[name]}
+		if e := one.Validate(&single); e != nil {
+			return explainValidation(e)
+		}
+	}
+	return explainValidation(err)
+}
+
+// rootKeywords are the keywords a schema's root may have for its fields
+// to be checked one at a time: none that relates one field to another or
+// counts them.
+var rootKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"$defs": true, "definitions": true, "$schema": true, "$id": true, "$comment": true,
+	"title": true, "description": true, "examples": true,
+}
+
+// fieldByField is the schema with no required fields, resolved once, for
+// refusal; nil when its root has a rule that spans fields.
+func (s *Schema) fieldByField() *jsonschema.Resolved {
+	s.oneOnce.Do(func() {
+		b, err := json.Marshal(s.schema)
+		if err != nil {
+			return
+		}
+		var root map[string]json.RawMessage
+		if json.Unmarshal(b, &root) != nil {
+			return
+		}
+		for k := range root {
+			if !rootKeywords[k] {
+				return
+			}
+		}
+		cp := *s.schema
+		cp.Required = nil
+		if r, err := cp.Resolve(nil); err == nil {
+			s.one = r
+		}
+	})
+	return s.one
 }
 
 // hasFormat reports whether a schema (as JSON) gives any format at all, so

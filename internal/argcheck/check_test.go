@@ -46,3 +46,44 @@ func TestCheckArgumentsObject(t *testing.T) {
 		}
 	}
 }
+
+// Of two bad fields, the refusal names the same one every time (the first
+// by name), where the validator, walking its properties in map order,
+// named either; a refusal no field explains alone keeps its words.
+func TestRefusalNamesTheSameField(t *testing.T) {
+	s, err := Compile([]byte(`{"type":"object","additionalProperties":false,"required":["customer"],
+		"properties":{"customer":{"type":"string","minLength":2},"limit":{"type":"integer","maximum":50},
+		"status":{"type":"string","enum":["open","closed"]},"since":{"type":"string","format":"date"},
+		"until":{"type":"string","format":"date"},"items":{"$ref":"#/$defs/Items"}},
+		"$defs":{"Items":{"type":"array","maxItems":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"limit":500,"status":"lost","customer":"C"}`, `invalid arguments: "customer": `},
+		{`{"status":"lost","limit":500,"customer":"C42"}`, `invalid arguments: "limit": must be <= 50`},
+		{`{"items":[1,2],"status":"lost","customer":"C42"}`, `invalid arguments: "items": `},
+		{`{"zzz":1,"status":"lost","customer":"C42"}`, `invalid arguments: "status": `},
+		{`{"until":"tomorrow","since":"yesterday","customer":"C42"}`, `invalid arguments: "since": `},
+		{`{"limit":5}`, `invalid arguments: `},
+	} {
+		var first string
+		for i := range 60 {
+			_, err := s.Check(json.RawMessage(tc.in))
+			if err == nil {
+				t.Fatalf("%s: accepted", tc.in)
+			}
+			if i == 0 {
+				first = err.Error()
+				if !strings.HasPrefix(first, tc.want) {
+					t.Errorf("%s: %q, want it to start %q", tc.in, first, tc.want)
+				}
+			} else if err.Error() != first {
+				t.Fatalf("%s: refused as %q, then as %q", tc.in, first, err.Error())
+			}
+		}
+	}
+	if _, err := s.Check(json.RawMessage(`{"limit":5}`)); err == nil || !strings.Contains(err.Error(), "customer") {
+		t.Errorf("a missing required field: %v, want it named", err)
+	}
+}

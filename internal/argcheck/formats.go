@@ -2,10 +2,12 @@ package argcheck
 
 import (
 	"fmt"
+	"maps"
 	"net/mail"
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,7 +102,10 @@ func checkFormats(s, root *jsonschema.Schema, inst any, path []string, depth int
 	}
 	switch v := inst.(type) {
 	case map[string]any:
-		for name, val := range v {
+		// By name: of two fields with a bad format, the same one is named
+		// each time.
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			val := v[name]
 			sub := s.Properties[name]
 			if sub == nil {
 				sub = s.AdditionalProperties
