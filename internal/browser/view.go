@@ -1,9 +1,11 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"strings"
 	"sync"
 	"time"
@@ -165,9 +167,48 @@ func (v *View) Problems() []Problem {
 	return append([]Problem(nil), v.problems...)
 }
 
-// Screenshot returns a PNG of the element holding the view.
+// Screenshot returns a PNG of the element holding the view, once its size
+// has settled (as after opening it). A picture of one colour throughout (a
+// frame a busy machine has not painted yet) is taken again, for up to 5
+// seconds, and then returned as it is.
 func (v *View) Screenshot(ctx context.Context) ([]byte, error) {
-	return run(ctx, v, chromedp.Screenshot(chromedp.CSS("[data-app-status]")))
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, _ = run(sctx, v, chromedp.Evaluate[chromedp.Void](settleJS, chromedp.EvalAwaitPromise))
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		shot, err := run(ctx, v, chromedp.Screenshot(chromedp.CSS("[data-app-status]")))
+		if err != nil || !oneColour(shot) || time.Now().After(deadline) {
+			return shot, err
+		}
+		select {
+		case <-ctx.Done():
+			return shot, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// oneColour reports whether the PNG b is one colour throughout (a PNG it
+// cannot decode is not).
+func oneColour(b []byte) bool {
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	r := img.Bounds()
+	if r.Empty() {
+		return true
+	}
+	first := img.At(r.Min.X, r.Min.Y)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if img.At(x, y) != first {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Text returns the view's visible text (document.body.innerText).
