@@ -67,3 +67,37 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += len(p)
 	return len(p), nil
 }
+
+// FuzzReadBody: whatever the body and the limit, a body within the limit
+// is what every later handler reads, byte for byte, and read once (what
+// the adopt layer checks is what the endpoint dispatches); a body over it
+// is refused 413 without being handed on.
+func FuzzReadBody(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`), int64(64))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`), int64(8))
+	f.Add([]byte{}, int64(0))
+	f.Fuzz(func(t *testing.T, body []byte, limit int64) {
+		if limit < 0 || limit > 1<<20 {
+			return
+		}
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(string(body)))
+		w := httptest.NewRecorder()
+		got, ok := ReadBody(w, r, limit)
+		if int64(len(body)) > limit {
+			if ok || w.Code != http.StatusRequestEntityTooLarge {
+				t.Fatalf("%d bytes over a limit of %d: ok %v, status %d", len(body), limit, ok, w.Code)
+			}
+			return
+		}
+		if !ok || string(got) != string(body) {
+			t.Fatalf("ReadBody = %q, %v; want the body %q", got, ok, body)
+		}
+		again, ok := ReadBody(httptest.NewRecorder(), r, limit)
+		if !ok || string(again) != string(body) {
+			t.Fatalf("a later handler read %q, %v", again, ok)
+		}
+		if rest, _ := io.ReadAll(r.Body); string(rest) != string(body) {
+			t.Fatalf("a plain reader after them read %q", rest)
+		}
+	})
+}
