@@ -16,10 +16,18 @@
 // and against the floor. A memory phase measures RSS per idle session and
 // its growth per call.
 //
+// By default each client sends its next call as soon as the last is
+// answered (closed loop), so a server that answers later gets less load,
+// and CPU per call then compares servers at different loads. -rate offers
+// the same calls/s to every server instead (open loop, each client paced,
+// latency counted from when a call was due); a server that cannot keep up
+// is marked.
+//
 //	cd bench/load && go run .
 //	go run . -reps 5 -duration 5s -cpuprofile /tmp/prof
 //	go run . -method tools/list    (or resources/read)
 //	go run . -modes sessionless,sessionless-stateless -servers mcpgen,floor
+//	go run . -servers mcpgen,mcpgen-redis -modes sessions -sessions 16 -rate 8000
 package main
 
 import (
@@ -51,6 +59,7 @@ type config struct {
 	cpuprofile string
 	keep       bool
 	method     string
+	rate       float64 // calls/s offered in total (open loop); 0: each client calls as fast as it is answered
 	binDir     string // set in the pinned child: where the servers are built
 }
 
@@ -73,6 +82,7 @@ func main() {
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write each server's CPU profile to `DIR`/SERVER-ERA-N-REP.pprof")
 	flag.BoolVar(&c.keep, "keep", false, "keep the built servers (their directory is printed)")
 	flag.StringVar(&c.method, "method", methodCall, "what each call is: tools/call (find_orders), tools/list or resources/read (orders://summary)")
+	flag.Float64Var(&c.rate, "rate", 0, "offer `N` calls/s in total, spread evenly over the clients, whatever the answers' pace\n(open loop; latency counts from when a call was due), so that servers are compared at the same load;\n0: each client sends its next call as soon as the last is answered")
 	flag.StringVar(&c.binDir, "bin-dir", "", "(internal) directory of built servers; set when re-run pinned")
 	caps := flag.String("client-caps", "", "capabilities the load client declares: elicitation, sampling, roots (comma-separated; none by default)")
 	flag.Parse()
@@ -103,6 +113,9 @@ func main() {
 	}
 	if c.method != methodCall && c.method != methodList && c.method != methodRead {
 		fatalf("-method: %q is not tools/call, tools/list or resources/read", c.method)
+	}
+	if c.rate < 0 {
+		fatalf("-rate: %v is not a rate (calls/s, 0 for none)", c.rate)
 	}
 	if c.method != methodCall {
 		c.idle = 0 // the memory phase measures tools/call

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -53,6 +54,7 @@ type key struct {
 type sample struct {
 	calls    int
 	callsPS  float64
+	behind   bool // with -rate: fewer calls answered than were due
 	p50, p99 time.Duration
 	cpuPer   time.Duration // server CPU per call
 	busy     float64       // server CPU time / wall time (1 = its core saturated)
@@ -190,8 +192,23 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 		go func() {
 			defer wg.Done()
 			mine := make([]time.Duration, 0, 1<<14)
+			// With -rate, call i is due at start+i*every (each client
+			// starting at a different offset), and its latency counts
+			// from then: a server that falls behind is not let off.
+			var every time.Duration
+			if c.rate > 0 {
+				every = time.Duration(float64(time.Second) * float64(n) / c.rate)
+			}
+			due := start.Add(time.Duration(rand.Int64N(int64(max(every, 1)))))
 			for i := 0; ; i++ {
 				t0 := time.Now()
+				if every > 0 {
+					if d := time.Until(due); d > 0 {
+						time.Sleep(d)
+					}
+					t0 = due
+					due = due.Add(every)
+				}
 				if t0.After(until) {
 					break
 				}
@@ -243,9 +260,11 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 		return sample{}, fmt.Errorf("no call completed in the measured window")
 	}
 	slices.Sort(lat)
+	callsPS := float64(len(lat)) / elapsed.Seconds()
 	return sample{
+		behind:   c.rate > 0 && callsPS < 0.95*c.rate,
 		calls:    len(lat),
-		callsPS:  float64(len(lat)) / elapsed.Seconds(),
+		callsPS:  callsPS,
 		p50:      lat[len(lat)/2],
 		p99:      lat[min(len(lat)-1, len(lat)*99/100)],
 		cpuPer:   (cpu1 - cpu0) / time.Duration(len(lat)),
@@ -496,7 +515,11 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 	if c.method != methodCall {
 		what = c.method
 	}
-	fmt.Printf("%s over HTTP, server on 1 CPU; medians of %d runs of %v (range of calls/s in brackets)\n\n", what, c.reps, c.duration)
+	fmt.Printf("%s over HTTP, server on 1 CPU; medians of %d runs of %v (range of calls/s in brackets)\n", what, c.reps, c.duration)
+	if c.rate > 0 {
+		fmt.Printf("offered: %.0f calls/s in total, paced (open loop); latency from when each call was due; \"behind\": fewer than 95%% of the calls due were answered\n", c.rate)
+	}
+	fmt.Println()
 	fmt.Println("| mode | clients | server | calls/s | p50 | p99 | server CPU/call | server busy | RSS | calls/s vs mcp-go | CPU/call vs mcp-go | calls/s vs floor | CPU/call vs floor |")
 	fmt.Println("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, era := range c.eras {
@@ -521,8 +544,12 @@ func printTables(c config, res map[key][]sample, failed map[key]string) {
 				}
 				rc, rp := ratios(m, base, haveBase)
 				fc, fp := ratios(m, fl, haveFloor)
-				fmt.Printf("| %s | %d | %s | %.0f (%.0f–%.0f) | %s | %s | %s | %.0f%% | %.1f MB | %s | %s | %s | %s |\n",
-					modeLabel(era, name), n, serverKinds[name], m.callsPS, lo, hi, us(m.p50), us(m.p99), us(m.cpuPer), 100*m.busy, float64(m.rssKB)/1024, rc, rp, fc, fp)
+				behind := ""
+				if m.behind {
+					behind = " behind"
+				}
+				fmt.Printf("| %s | %d | %s | %.0f (%.0f–%.0f)%s | %s | %s | %s | %.0f%% | %.1f MB | %s | %s | %s | %s |\n",
+					modeLabel(era, name), n, serverKinds[name], m.callsPS, lo, hi, behind, us(m.p50), us(m.p99), us(m.cpuPer), 100*m.busy, float64(m.rssKB)/1024, rc, rp, fc, fp)
 			}
 		}
 	}
@@ -638,7 +665,12 @@ func medians(ss []sample) (sample, bool) {
 		}
 		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
+	behind := false
+	for _, s := range ss {
+		behind = behind || s.behind
+	}
 	return sample{
+		behind:   behind,
 		callsPS:  med(func(s sample) float64 { return s.callsPS }),
 		p50:      time.Duration(med(func(s sample) float64 { return float64(s.p50) })),
 		p99:      time.Duration(med(func(s sample) float64 { return float64(s.p99) })),
