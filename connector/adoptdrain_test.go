@@ -108,10 +108,12 @@ func TestStoppingWaitsForAnswersOfGoneClients(t *testing.T) {
 }
 
 // TestFastPathRecordsThroughTheHook: with a shared store, the fast path's
-// session answers still reach the store in one step (store.Events'
-// RecordLater, one round trip shared with other answers on Redis) through
-// the hook that tells waiting requests of stored answers (adoptdrain.go):
-// a hook that hid it made each answer three round trips.
+// session answers that go out on an event stream at once (those larger
+// than a plain JSON answer may be) still reach the store in one step
+// (store.Events' RecordLater, one round trip shared with other answers on
+// Redis) through the hook that tells waiting requests of stored answers
+// (adoptdrain.go): a hook that hid it made each answer three round trips.
+// A small answer is sent as plain JSON and not stored at all.
 func TestFastPathRecordsThroughTheHook(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
@@ -123,11 +125,28 @@ func TestFastPathRecordsThroughTheHook(t *testing.T) {
 	mem := store.NewMemory(store.MemoryOptions{})
 	st := recordingStore{sharedMemory{mem}, recordingEvents{mem.Events(), note}}
 	url := serveReplica(t, testApp(newProbe()), st)
-	replicaSession(t, url, `{}`) // its tools/list (id 100) is the fast path's
+	h := replicaSession(t, url, `{}`)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"`+bigCustomer+`"}}}`, h)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("a large answer: Content-Type %q, want an event stream", ct)
+	}
+	readSSE(t, resp.Body)
+	small := post(t, url, `{"jsonrpc":"2.0","id":102,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`, h)
+	if ct := small.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("a small answer: Content-Type %q, want application/json", ct)
+	}
+	readSSE(t, small.Body)
+	waitFor(t, "the large answer to be recorded", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(events, "recorded later 101")
+	})
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Contains(events, "recorded later 100") {
-		t.Errorf("the fast path's answer to tools/list was not recorded in one step: %q", events)
+	for _, e := range events {
+		if strings.HasSuffix(e, " 100") || strings.HasSuffix(e, " 102") {
+			t.Errorf("a small answer sent as plain JSON was stored: %q", events)
+		}
 	}
 }
 

@@ -301,6 +301,82 @@ func TestFastPathKeepsSessionAlive(t *testing.T) {
 	}
 }
 
+// bigCustomer is a customer id whose find_orders answer (the id eight
+// times over) is larger than the fast path sends as plain JSON in a
+// session, so it goes out on a resumable event stream.
+var bigCustomer = "C3" + strings.Repeat("0", 3000)
+
+// TestFastPathSessionAnswers: in a 2025-11-25 session, a call that ends
+// at once is answered with plain JSON when its answer is small (no event
+// id went out, so there is nothing to resume, and nothing is stored), and
+// on a resumable event stream, its priming event first, when it is large;
+// both carry the same result.
+func TestFastPathSessionAnswers(t *testing.T) {
+	mem := store.NewMemory(store.MemoryOptions{})
+	var mu sync.Mutex
+	var recorded []string
+	note := func(e string) {
+		mu.Lock()
+		recorded = append(recorded, e)
+		mu.Unlock()
+	}
+	url := serveHTTP(t, testApp(newProbe()), connector.WithEventStore(noteEvents{mem.Events(), note}))
+	h := rawSession(t, url)
+	mu.Lock()
+	recorded = nil // initialize's, through the go-sdk
+	mu.Unlock()
+	for _, tc := range []struct {
+		customer, ct string
+	}{
+		{"C3", "application/json"},
+		{bigCustomer, "text/event-stream"},
+	} {
+		resp := post(t, url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"`+tc.customer+`"}}}`, h)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != tc.ct {
+			t.Errorf("answer of %d bytes: Content-Type %q, want %q", len(body), ct, tc.ct)
+		}
+		if !strings.Contains(string(body), `\"`+tc.customer+`-1\"`) {
+			t.Errorf("answer without the result: %.200q", body)
+		}
+		if tc.ct == "text/event-stream" && !strings.HasPrefix(string(body), "event: prime\nid: ") {
+			t.Errorf("an event stream that does not begin with its priming event: %.200q", body)
+		}
+	}
+	waitFor(t, "the large answer to be stored", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(recorded) > 0
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(recorded) != 1 {
+		t.Errorf("stored %q; want only the large answer's stream", recorded)
+	}
+}
+
+// noteEvents is an event store that notes each stream opened.
+type noteEvents struct {
+	store.Events
+	note func(string)
+}
+
+func (e noteEvents) Open(ctx context.Context, sid, stream string) error {
+	e.note("open " + stream)
+	return e.Events.Open(ctx, sid, stream)
+}
+
+func (e noteEvents) Record(ctx context.Context, sid, stream string, data ...[]byte) error {
+	e.note("record " + stream)
+	return e.Events.Record(ctx, sid, stream, data...)
+}
+
+func (e noteEvents) RecordLater(ctx context.Context, sid, stream string, done func(error), data ...[]byte) {
+	e.note("record later " + stream)
+	e.Events.RecordLater(ctx, sid, stream, done, data...)
+}
+
 // TestFastPathPrimesLongCalls checks that a call still running gets its
 // priming event (the id a client resumes from) before its result.
 func TestFastPathPrimesLongCalls(t *testing.T) {
@@ -552,7 +628,7 @@ func TestFastPathResumeBeforeStored(t *testing.T) {
 	st := &heldStore{Store: mem, events: &heldEvents{Events: mem.Events(), release: release}}
 	url := serveHTTP(t, testApp(newProbe()), connector.WithStore(st))
 	h := rawSession(t, url)
-	resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3"}}}`, h)
+	resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"`+bigCustomer+`"}}}`, h)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	var prime string
@@ -561,7 +637,7 @@ func TestFastPathResumeBeforeStored(t *testing.T) {
 			prime = id
 		}
 	}
-	if prime == "" || !strings.Contains(string(body), "C3-1") {
+	if prime == "" || !strings.Contains(string(body), bigCustomer+"-1") {
 		t.Fatalf("answer: %q; want a priming event and the result before the events are stored", body)
 	}
 	req, _ := http.NewRequest("GET", url, nil)
@@ -580,7 +656,7 @@ func TestFastPathResumeBeforeStored(t *testing.T) {
 		}
 		defer gresp.Body.Close()
 		b, _ := io.ReadAll(gresp.Body)
-		if gresp.StatusCode != http.StatusOK || !strings.Contains(string(b), "C3-1") {
+		if gresp.StatusCode != http.StatusOK || !strings.Contains(string(b), bigCustomer+"-1") {
 			got <- fmt.Sprintf("%s %q", gresp.Status, b)
 			return
 		}

@@ -273,7 +273,9 @@ func TestHTTPResumption(t *testing.T) {
 	url := serveHTTP(t, testApp(newProbe()))
 	h := rawSession(t, url)
 	sid := h["Mcp-Session-Id"]
-	resp := post(t, url, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C3"}}}`, h)
+	// An answer this large goes out on a resumable stream even when ready
+	// at once (a small one is plain JSON: TestFastPathSessionAnswers).
+	resp := post(t, url, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"`+bigCustomer+`"}}}`, h)
 	var ids []string
 	var first string
 	sc := bufio.NewScanner(resp.Body)
@@ -313,7 +315,7 @@ func TestHTTPResumption(t *testing.T) {
 				Result json.RawMessage `json:"result"`
 			}
 			json.Unmarshal([]byte(d), &msg)
-			if msg.ID == 9 && strings.Contains(string(msg.Result), "C3-1") {
+			if msg.ID == 9 && strings.Contains(string(msg.Result), bigCustomer+"-1") {
 				return // replayed
 			}
 		}
@@ -353,7 +355,7 @@ func TestProtocolVersions(t *testing.T) {
 func TestHTTPOlderHeaderInResumableSession(t *testing.T) {
 	url := serveHTTP(t, testApp(newProbe()))
 	firstLine := func(h map[string]string) string {
-		resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, h)
+		resp := post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"`+bigCustomer+`"}}}`, h)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {

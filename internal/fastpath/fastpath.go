@@ -2,7 +2,8 @@
 // answer can only be their result (most tools/call, tools/list, and
 // resources/read of a fixed resource) into that answer, without the
 // go-sdk's JSON-RPC layer: one plain JSON response (or, in a session at
-// 2025-11-25 or later, one resumable event stream), the arguments decoded
+// 2025-11-25 or later, for a call still running after primeDelay or a
+// large answer, one resumable event stream), the arguments decoded
 // once, the result encoded once. Every other request, and every one that
 // might need more than its result, it declines: it goes on to the handler
 // behind (the endpoint and its go-sdk handlers) untouched, its body as it
@@ -238,11 +239,17 @@ type fastCall struct {
 	cancelled atomic.Bool
 }
 
-// primeDelay is how long the priming event of a resumable answer may wait
-// to go out with the result. A client whose connection drops before it has
-// the priming event cannot resume, but within this delay nor could it
-// resume much.
+// primeDelay is how long a call in a session at 2025-11-25 or later runs
+// before its priming event goes out, so that its client can resume the
+// answer if the connection drops. A call that ends sooner is answered
+// whole (serveStream).
 const primeDelay = 20 * time.Millisecond
+
+// plainMax is the largest answer to such a call that ends within
+// primeDelay sent as plain JSON, without an event id or anything stored;
+// a larger one goes out on a resumable event stream, since a connection
+// may drop part way through a long write.
+const plainMax = 16 << 10
 
 // fastRequest is a JSON-RPC request as the fast path reads it.
 type fastRequest struct {

@@ -18,38 +18,67 @@ type fastStream struct {
 	done chan struct{} // closed once the result is in the event store
 }
 
-// serveStream answers on a resumable event stream: a priming event, then
-// the result, both kept in the event store. CloseStream ends the HTTP
-// response while the call goes on (over HTTP/1.x: the connection is taken
-// over, the response's last chunk written and the connection closed); the
-// client then resumes the stream (GET with Last-Event-ID), which waits for
-// the result and is then replayed by the go-sdk from the event store.
+// serveStream answers a call in a session at 2025-11-25 or later, whose
+// answer may be a resumable event stream: a priming event, then the
+// result, both kept in the event store. The call goes on if the
+// connection drops, and a client that has the priming event's id resumes
+// the stream (GET with Last-Event-ID) on any replica sharing the store.
 //
-// The priming event waits in the response's buffer: when it must go out
-// on its own (primeDelay, CloseStream), the stream is opened and the
-// event stored first, and the result is appended before it goes out. A
-// call that ends first (most) has its stream opened and both events
-// stored in one step, and with an event store that can
-// (store.Events.RecordLater) without waiting: a shared store sends them
-// with other answers' a moment later (write-behind), one round trip for
-// many instead of three each. Until they are stored, a resumption on
-// this replica waits for them (resume); one on another replica within
-// that moment finds the stream unknown.
+// Nothing is written until the call ends or primeDelay passes, whichever
+// comes first. A call that ends first (most) with an answer of at most
+// plainMax bytes is answered with plain JSON and nothing is stored: its
+// client never had an event id, so there is nothing it could resume, and
+// a shared store is spared a round trip per call. Otherwise the stream
+// starts:
+//   - when primeDelay passes or the handler calls CloseStream, the
+//     priming event is stored, then sent on its own; the result is
+//     appended to the store before it goes out. CloseStream then ends the
+//     HTTP response while the call goes on (over HTTP/1.x: the connection
+//     is taken over, the response's last chunk written and the connection
+//     closed); the client's resumption waits for the result and is then
+//     replayed by the go-sdk from the event store.
+//   - a larger answer ready within primeDelay goes out with its priming
+//     event in one write, since a connection may drop part way through a
+//     long write; both events are stored in one step, and with an event
+//     store that can (store.Events.RecordLater) without waiting: a shared
+//     store sends them with other answers' a moment later (write-behind).
+//     Until they are stored, a resumption on this replica waits for them
+//     (resume); one on another replica within that moment finds the
+//     stream unknown.
 func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
 	defer cleanup()
 	stream := rand.Text()
 	wh := w.Header()
-	wh["Content-Type"] = []string{"text/event-stream"}
-	wh["Connection"] = []string{"keep-alive"}
-	w.WriteHeader(http.StatusOK)
-	w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
 	var (
-		mu     sync.Mutex // guards w, ended, closed and primed
-		ended  bool       // the call has ended
-		closed bool       // CloseStream ended the response
-		primed bool       // the stream is open with its priming event stored
+		mu      sync.Mutex // guards w, ended, closed, started and primed
+		ended   bool       // the call has ended
+		closed  bool       // CloseStream ended the response
+		started bool       // the event stream has begun: its header and priming event are written
+		primed  bool       // the stream is open with its priming event stored
+		st      *fastStream
 	)
+	// start begins the event stream: its header and priming event, in the
+	// response's buffer until the next flush. A resumption of the stream
+	// on this replica waits (resume) until finish. Requires mu.
+	start := func() {
+		if started {
+			return
+		}
+		started = true
+		st = &fastStream{done: make(chan struct{})}
+		f.streams.Store(stream, st)
+		wh["Content-Type"] = []string{"text/event-stream"}
+		wh["Connection"] = []string{"keep-alive"}
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
+	}
+	finish := func() {
+		if st != nil {
+			f.streams.Delete(stream)
+			close(st.done)
+		}
+	}
 	// storePrime stores the priming event before it goes out alone.
 	// Requires mu.
 	storePrime := func() {
@@ -61,19 +90,17 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 			f.cfg.Logger.Warn("storing priming event", "err", err)
 		}
 	}
-	// The priming event goes out with the result when the call ends within
-	// primeDelay (one write instead of two), else on its own then, so the
+	// Past primeDelay the priming event goes out on its own, so that the
 	// client has an event id to resume from.
 	prime := time.AfterFunc(primeDelay, func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if !ended && !closed {
 			storePrime()
+			start()
 			http.NewResponseController(w).Flush()
 		}
 	})
-	st := &fastStream{done: make(chan struct{})}
-	f.streams.Store(stream, st)
 	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
 		x.Extra.CloseSSEStream = func(args mcp.CloseSSEStreamArgs) {
 			mu.Lock()
@@ -82,6 +109,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 				return
 			}
 			storePrime()
+			start()
 			if args.RetryAfter > 0 {
 				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
 			}
@@ -103,50 +131,61 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 	mu.Lock()
 	defer mu.Unlock()
 	ended = true
-	finish := func() {
-		f.streams.Delete(stream)
-		close(st.done)
-	}
-	var ev []byte
-	if !cancelled() {
-		out := encode(res, err)
-		switch rec, ok := f.events.(eventRecorder); {
-		case primed:
-			if err := f.events.Append(ctx, sid, stream, out); err != nil {
-				f.cfg.Logger.Warn("storing event", "err", err)
-			}
-			finish()
-		case ok:
-			// Both events go out together now: a shared store may take
-			// them a moment later, with other answers' (a resumption
-			// here waits for them).
-			primed = true
-			rec.RecordLater(ctx, sid, stream, func(err error) {
-				if err != nil {
-					f.cfg.Logger.Warn("storing event", "err", err)
-				}
-				finish()
-			}, nil, out)
-		default:
-			primed = true
-			if err := f.record(ctx, sid, stream, nil, out); err != nil {
-				f.cfg.Logger.Warn("storing event", "err", err)
-			}
-			finish()
+	if cancelled() {
+		// No response: a stream already begun ends with what it has; one
+		// not begun is an event stream without events, as through the
+		// go-sdk.
+		if started {
+			storePrime()
+		} else {
+			wh["Content-Type"] = []string{"text/event-stream"}
+			w.WriteHeader(http.StatusOK)
 		}
-		ev = make([]byte, 0, len(out)+len(stream)+40)
-		ev = append(ev, "event: message\nid: "...)
-		ev = append(ev, stream...)
-		ev = append(ev, "_1\ndata: "...)
-		ev = append(ev, out...)
-		ev = append(ev, "\n\n"...)
-	} else {
-		storePrime() // it goes out with the end of the response
+		finish()
+		return
+	}
+	out := encode(res, err)
+	if !started && len(out) <= plainMax {
+		wh["Content-Type"] = []string{"application/json"}
+		w.WriteHeader(http.StatusOK)
+		w.Write(out)
+		return
+	}
+	start()
+	switch rec, ok := f.events.(eventRecorder); {
+	case primed:
+		if err := f.events.Append(ctx, sid, stream, out); err != nil {
+			f.cfg.Logger.Warn("storing event", "err", err)
+		}
+		finish()
+	case ok:
+		// Both events go out together now: a shared store may take
+		// them a moment later, with other answers' (a resumption
+		// here waits for them).
+		primed = true
+		rec.RecordLater(ctx, sid, stream, func(err error) {
+			if err != nil {
+				f.cfg.Logger.Warn("storing event", "err", err)
+			}
+			finish()
+		}, nil, out)
+	default:
+		primed = true
+		if err := f.record(ctx, sid, stream, nil, out); err != nil {
+			f.cfg.Logger.Warn("storing event", "err", err)
+		}
 		finish()
 	}
-	if !closed && ev != nil {
-		w.Write(ev)
+	if closed {
+		return
 	}
+	ev := make([]byte, 0, len(out)+len(stream)+40)
+	ev = append(ev, "event: message\nid: "...)
+	ev = append(ev, stream...)
+	ev = append(ev, "_1\ndata: "...)
+	ev = append(ev, out...)
+	ev = append(ev, "\n\n"...)
+	w.Write(ev)
 }
 
 // eventRecorder is an event store that stores a stream's events in one
