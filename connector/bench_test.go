@@ -3,6 +3,8 @@ package connector_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	goruntime "runtime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -167,4 +169,67 @@ func BenchmarkCallToolSessionless(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkIdleSession opens b.N sessions over HTTP (initialize and
+// notifications/initialized, as a 2025-11-25 client does) and leaves them
+// idle, then reports what each one keeps: live heap, goroutine stack and
+// goroutines, after a collection.
+//
+//	go test -run '^$' -bench IdleSession -benchtime 2000x ./connector/
+func BenchmarkIdleSession(b *testing.B) {
+	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)), connector.WithMaxSessions(-1, -1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	post := func(body, sid string) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp, nil
+	}
+	open := func() {
+		resp, err := post(initBody, "")
+		if err != nil || resp.Header.Get("Mcp-Session-Id") == "" {
+			b.Fatalf("initialize: %v", err)
+		}
+		if _, err := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, resp.Header.Get("Mcp-Session-Id")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	open() // the first session's one-off costs
+	settle := func() (heap, stack uint64, g int) {
+		var m goruntime.MemStats
+		for range 3 {
+			goruntime.GC()
+		}
+		goruntime.ReadMemStats(&m)
+		return m.HeapAlloc, m.StackInuse, goruntime.NumGoroutine()
+	}
+	time.Sleep(50 * time.Millisecond)
+	h0, s0, g0 := settle()
+	b.ResetTimer()
+	for range b.N {
+		open()
+	}
+	b.StopTimer()
+	time.Sleep(50 * time.Millisecond)
+	h1, s1, g1 := settle()
+	n := float64(b.N)
+	b.ReportMetric(float64(h1-h0)/n, "heap-B/session")
+	b.ReportMetric(float64(s1-s0)/n, "stack-B/session")
+	b.ReportMetric(float64(g1-g0)/n, "goroutines/session")
 }
