@@ -2,10 +2,12 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/png"
 	"testing"
+	"time"
 )
 
 // TestOneColour: a frame not painted yet (one colour) is told from a
@@ -34,5 +36,63 @@ func TestOneColour(t *testing.T) {
 	}
 	if oneColour([]byte("not a png")) {
 		t.Error("bytes that are not a PNG are seen as a blank picture")
+	}
+}
+
+// TestScreenshotAttemptsBounded: an attempt at a screenshot that does not
+// finish (here: the element holding the view is hidden, so the capture
+// waits for it to show) is given up after shotAttempt and made again, so a
+// stall that ends is survived, and one that does not is reported after
+// shotAttempts attempts, where it used to hold the step for the whole
+// action timeout (30 s) and then fail it.
+func TestScreenshotAttemptsBounded(t *testing.T) {
+	defer func(d time.Duration) { shotAttempt = d }(shotAttempt)
+	shotAttempt = time.Second
+	b := launch(t)
+	url := host(t, `<!doctype html><body style="margin:0;background:rgb(30,30,200)"><p>x</p></body>`)
+	ctx := context.Background()
+	v, err := b.Open(ctx, url+"/?status=ready", 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.Status != StatusReady {
+		t.Fatalf("status %q (%s)", v.Status, v.Error)
+	}
+	hide := func(showAfter string) {
+		t.Helper()
+		if _, err := v.HostEval(ctx, `(() => {
+  const el = document.getElementById("view");
+  el.style.display = "none";
+  if (`+showAfter+` > 0) setTimeout(() => { el.style.display = "block"; }, `+showAfter+`);
+  return true;
+})()`); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Shown again during the second attempt: that attempt takes it.
+	hide("1500")
+	shot, err := v.Screenshot(ctx)
+	if err != nil {
+		t.Fatalf("screenshot of a view hidden for 1.5 s: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 300 || b.Dy() != 120 {
+		t.Errorf("screenshot is %v, want 300×120", b)
+	}
+
+	// Never shown: an error after the attempts, not after the action
+	// timeout.
+	hide("0")
+	start := time.Now()
+	if _, err := v.Screenshot(ctx); err == nil {
+		t.Error("a screenshot of a view that never shows succeeded")
+	}
+	if d := time.Since(start); d > actionTimeout/2 {
+		t.Errorf("a screenshot that cannot be taken took %v to fail; want about %d × %v", d.Round(time.Millisecond), shotAttempts, shotAttempt)
 	}
 }

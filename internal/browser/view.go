@@ -170,14 +170,26 @@ func (v *View) Problems() []Problem {
 // Screenshot returns a PNG of the element holding the view, once its size
 // has settled (as after opening it). A picture of one colour throughout (a
 // frame a busy machine has not painted yet) is taken again, for up to 5
-// seconds, and then returned as it is.
+// seconds, and then returned as it is. Each attempt is bounded by
+// shotAttempt: one that waits on an element the page has since hidden or
+// replaced (a host re-rendering) never ends, and the next attempt finds
+// the element anew; after shotAttempts the last error is returned.
 func (v *View) Screenshot(ctx context.Context) ([]byte, error) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	_, _ = run(sctx, v, chromedp.Evaluate[chromedp.Void](settleJS, chromedp.EvalAwaitPromise))
 	cancel()
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		shot, err := run(ctx, v, chromedp.Screenshot(chromedp.CSS("[data-app-status]")))
+	for stalled := 0; ; {
+		actx, cancel := context.WithTimeout(ctx, shotAttempt)
+		shot, err := run(actx, v, chromedp.Screenshot(chromedp.CSS("[data-app-status]")))
+		timedOut := actx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+		cancel()
+		if err != nil && timedOut {
+			if stalled++; stalled < shotAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("no screenshot in %d attempts of %v: %w", shotAttempts, shotAttempt, err)
+		}
 		if err != nil || !oneColour(shot) || time.Now().After(deadline) {
 			return shot, err
 		}
@@ -291,6 +303,12 @@ func (v *View) frame(ctx context.Context) (*chromedp.Node, error) {
 
 // actionTimeout bounds one action on an open view.
 const actionTimeout = 30 * time.Second
+
+// shotAttempt bounds one attempt at a screenshot, and shotAttempts is how
+// many are made before Screenshot gives up (see Screenshot).
+var shotAttempt = 8 * time.Second
+
+const shotAttempts = 3
 
 // run runs one action in the view's tab, bounded by ctx and actionTimeout.
 func run[T any](ctx context.Context, v *View, a chromedp.Action[T]) (T, error) {
