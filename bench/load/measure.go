@@ -113,6 +113,9 @@ func measure(c config) error {
 					}
 					fmt.Fprintf(os.Stderr, "rep %d %-9s %2d clients %-6s %6.0f calls/s  p50 %8s  p99 %8s  cpu/call %6s  rss %5.1f MB  server busy %3.0f%%  load generator busy %3.0f%%\n",
 						rep+1, era, n, name, s.callsPS, us(s.p50), us(s.p99), us(s.cpuPer), float64(s.rssKB)/1024, 100*s.busy, 100*s.loadBusy)
+					if s.behind {
+						fmt.Fprintf(os.Stderr, "      behind: %.0f calls/s answered of the %.0f offered\n", s.callsPS, c.rate)
+					}
 					if s.storeCPU > 0 {
 						fmt.Fprintf(os.Stderr, "      redis-server cpu/call %s  commands/call: %s\n", us(s.storeCPU), s.storeCmd)
 					}
@@ -201,15 +204,20 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 			}
 			due := start.Add(time.Duration(rand.Int64N(int64(max(every, 1)))))
 			for i := 0; ; i++ {
-				t0 := time.Now()
 				if every > 0 {
 					if d := time.Until(due); d > 0 {
 						time.Sleep(d)
 					}
+				}
+				// sent decides the window a call counts in; t0 is what
+				// its latency counts from.
+				sent := time.Now()
+				t0 := sent
+				if every > 0 {
 					t0 = due
 					due = due.Add(every)
 				}
-				if t0.After(until) {
+				if sent.After(until) {
 					break
 				}
 				res, err := cl.call()
@@ -228,7 +236,7 @@ func runOnce(c config, name, era string, n, rep int) (sample, error) {
 					mu.Unlock()
 					return
 				}
-				if !t0.Before(measureFrom) {
+				if !sent.Before(measureFrom) {
 					mine = append(mine, time.Since(t0))
 				}
 			}
