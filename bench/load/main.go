@@ -60,7 +60,7 @@ type config struct {
 	keep       bool
 	method     string
 	rate       float64 // calls/s offered in total (open loop); 0: each client calls as fast as it is answered
-	binDir     string // set in the pinned child: where the servers are built
+	binDir     string  // set in the pinned child: where the servers are built
 }
 
 func main() {
