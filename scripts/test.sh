@@ -6,6 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 go vet ./...
+# Every tracked Go file is gofmt'd (bench/load and testdata included).
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change these files (run gofmt -w on them):" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
 # The load benchmark (bench/load) is its own module, so that mcpgen does not
 # depend on the servers it is compared with; vet it so it keeps building.
 (cd bench/load && go vet ./...)
