@@ -132,12 +132,10 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 	defer mu.Unlock()
 	ended = true
 	if cancelled() {
-		// No response: a stream already begun ends with what it has; one
-		// not begun is an event stream without events, as through the
-		// go-sdk.
-		if started {
-			storePrime()
-		} else {
+		// No response: a stream already begun (its priming event stored)
+		// ends with what it has; one not begun is an event stream without
+		// events, as through the go-sdk.
+		if !started {
 			wh["Content-Type"] = []string{"text/event-stream"}
 			w.WriteHeader(http.StatusOK)
 		}
