@@ -47,6 +47,21 @@ func launch(t *testing.T) *Browser {
 	return b
 }
 
+// openReady opens the host page at url with its view ready, and closes it
+// when the test ends.
+func openReady(t *testing.T, b *Browser, url string) *View {
+	t.Helper()
+	v, err := b.Open(context.Background(), url+"/?status=ready", 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Close)
+	if v.Status != StatusReady {
+		t.Fatalf("status %q (%s)", v.Status, v.Error)
+	}
+	return v
+}
+
 func TestViewProblems(t *testing.T) {
 	b := launch(t)
 	url := host(t, `<!doctype html><body style="margin:0;background:rgb(200,30,30);color:#fff">
@@ -58,14 +73,7 @@ fetch("http://127.0.0.1:9/blocked").catch(() => {});
 setTimeout(() => { throw new Error("kaput"); });
 </script></body>`)
 	ctx := context.Background()
-	v, err := b.Open(ctx, url+"/?status=ready", 20*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if v.Status != StatusReady {
-		t.Fatalf("status %q (%s)", v.Status, v.Error)
-	}
+	v := openReady(t, b, url)
 	text, err := v.Text(ctx)
 	if err != nil || !strings.Contains(text, "Hello") || !strings.Contains(text, "World") {
 		t.Errorf("Text = %q, %v", text, err)

@@ -51,14 +51,7 @@ func TestScreenshotAttemptsBounded(t *testing.T) {
 	b := launch(t)
 	url := host(t, `<!doctype html><body style="margin:0;background:rgb(30,30,200)"><p>x</p></body>`)
 	ctx := context.Background()
-	v, err := b.Open(ctx, url+"/?status=ready", 20*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if v.Status != StatusReady {
-		t.Fatalf("status %q (%s)", v.Status, v.Error)
-	}
+	v := openReady(t, b, url)
 	hide := func(showAfter string) {
 		t.Helper()
 		if _, err := v.HostEval(ctx, `(() => {
