@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/mcpgen/mcpgen/internal/cmdline"
@@ -23,13 +24,44 @@ import (
 // The first signal starts the drain; a second one ends the process at once
 // (the signal's default action), for a person pressing Ctrl-C twice.
 func Main(app *App, opts ...Option) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := shutdownContext(signal.Notify, signal.Reset, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	return Run(ctx, app, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts...)
+}
+
+// shutdownContext returns a context cancelled by the first of sigs. The
+// signals' default action is restored (reset) before the context is
+// cancelled, so a second signal sent once the drain has begun (it is
+// logged on that cancellation) ends the process; one that came even
+// before that is raised again, with the same effect. notify and reset are
+// signal.Notify and signal.Reset but in tests.
+func shutdownContext(notify func(chan<- os.Signal, ...os.Signal), reset func(...os.Signal), sigs ...os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+		case <-done:
+			reset(sigs...)
+			return
+		}
+		reset(sigs...)
+		select {
+		case again := <-ch:
+			if p, err := os.FindProcess(os.Getpid()); err != nil || p.Signal(again) != nil {
+				os.Exit(1)
+			}
+		default:
+		}
+		cancel()
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() { close(done) })
+		cancel()
+	}
 }
 
 // Run is Main with its inputs explicit, for tests and embedding: args
