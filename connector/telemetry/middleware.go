@@ -170,14 +170,20 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		res, err := next(ctx, method, req)
 		outcome, errType, errMsg := classify(res, err)
-		set := t.attrSets.get(t, metricKey{
+		ms := t.attrSets.get(t, metricKey{
 			method: d.method, tool: d.tool, prompt: d.prompt, outcome: outcome,
 			errType: errType, version: d.version, transport: d.transport,
 		})
-		opt := metric.WithAttributeSet(set)
-		t.duration.Record(ctx, time.Since(start).Seconds(), opt)
-		if n, ok := resultSize(res); ok && err == nil {
-			t.resultSize.Record(ctx, n, opt)
+		n, sized := resultSize(res)
+		sized = sized && err == nil
+		if ms.series != nil {
+			ms.series.record(time.Since(start).Seconds(), n, sized)
+		} else {
+			opt := metric.WithAttributeSet(ms.set)
+			t.duration.Record(ctx, time.Since(start).Seconds(), opt)
+			if sized {
+				t.resultSize.Record(ctx, n, opt)
+			}
 		}
 		if span != nil {
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && len(r.InputRequests) > 0 {
@@ -576,15 +582,24 @@ type metricKey struct {
 	method, tool, prompt, outcome, errType, version, transport string
 }
 
-// attrCache holds the attribute set of every metricKey seen, so that a
-// request's metrics cost a map lookup rather than a new set. Its keys are
-// bounded: names outside the known ones are recorded as _OTHER.
+// attrCache holds the attribute set of every metricKey seen, and its
+// series of the request histograms when they are recorded here
+// (reqmetrics.go), so that a request's metrics cost a map lookup rather
+// than a new set. Its keys are bounded: names outside the known ones are
+// recorded as _OTHER.
 type attrCache struct {
 	mu   sync.RWMutex
-	sets map[metricKey]attribute.Set
+	sets map[metricKey]metricSet
 }
 
-func (c *attrCache) get(t *Telemetry, k metricKey) attribute.Set {
+// metricSet is the attribute set of a request's metrics, and its series
+// (nil when the SDK's instruments record).
+type metricSet struct {
+	set    attribute.Set
+	series *requestSeries
+}
+
+func (c *attrCache) get(t *Telemetry, k metricKey) metricSet {
 	if !knownMethods[k.method] {
 		k.method = other
 	}
@@ -616,12 +631,18 @@ func (c *attrCache) get(t *Telemetry, k metricKey) attribute.Set {
 	if k.version != "" {
 		attrs = append(attrs, keyProtocolVersion.String(k.version))
 	}
-	s = attribute.NewSet(attrs...)
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.sets[k]; ok {
+		return s // made meanwhile: one series per set
+	}
+	s = metricSet{set: attribute.NewSet(attrs...)}
+	if t.reqMetrics != nil {
+		s.series = t.reqMetrics.newSeries(s.set)
+	}
 	if c.sets == nil {
-		c.sets = map[metricKey]attribute.Set{}
+		c.sets = map[metricKey]metricSet{}
 	}
 	c.sets[k] = s
-	c.mu.Unlock()
 	return s
 }

@@ -381,6 +381,7 @@ func TestRequestSpanAfterEnd(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := g; i < requests; i += 4 {
+				answered := make(chan struct{}) // the late goroutine starts after the request's span ended
 				serve(p.own, diffCase{method: "tools/call", id: strconv.Itoa(i), req: callReq("lookup", mcp.Meta{"traceparent": sampledParent}, nil),
 					handler: func(_ *Telemetry, ctx context.Context) (mcp.Result, error) {
 						span := trace.SpanFromContext(ctx)
@@ -389,6 +390,7 @@ func TestRequestSpanAfterEnd(t *testing.T) {
 						late.Add(1)
 						go func() {
 							defer late.Done()
+							<-answered
 							time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
 							span.SetAttributes(attribute.Int("i", -1), attribute.Bool("late", true))
 							span.AddEvent("late")
@@ -401,6 +403,7 @@ func TestRequestSpanAfterEnd(t *testing.T) {
 						}()
 						return &mcp.CallToolResult{}, nil
 					}})
+				close(answered)
 			}
 		}()
 	}

@@ -110,17 +110,33 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		shutdown = append(shutdown, reqTracer.batch.shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)
 	}
+	// The request histograms are recorded by mcpgen (reqmetrics.go),
+	// unless exemplars are asked for: only the SDK's instruments keep
+	// them.
+	_, exemplars := os.LookupEnv("OTEL_METRICS_EXEMPLAR_FILTER")
+	var rm *requestMetrics
+	if (metrics || cfg.Prometheus) && !exemplars {
+		rm = newRequestMetrics()
+	}
 	var readers []sdkmetric.Option
 	if metrics {
 		c, err := newOTLPClient(get, "metrics")
 		if err != nil {
 			return nil, err
 		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&metricExporter{c})))
+		var ropts []sdkmetric.PeriodicReaderOption
+		if rm != nil {
+			ropts = append(ropts, sdkmetric.WithProducer(rm))
+		}
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(&metricExporter{c}, ropts...)))
 	}
 	if cfg.Prometheus {
 		reg := prometheus.NewRegistry()
-		exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+		popts := []otelprom.Option{otelprom.WithRegisterer(reg)}
+		if rm != nil {
+			popts = append(popts, otelprom.WithProducer(rm))
+		}
+		exp, err := otelprom.New(popts...)
 		if err != nil {
 			return nil, errors.New(errPrometheus(err))
 		}
@@ -129,7 +145,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	}
 	if len(readers) > 0 {
 		opts := append(readers, sdkmetric.WithResource(res))
-		if _, set := os.LookupEnv("OTEL_METRICS_EXEMPLAR_FILTER"); !set {
+		if !exemplars {
 			// Neither mcpgen's OTLP exporter nor /metrics (Prometheus
 			// text, not OpenMetrics) sends exemplars, so the SDK's
 			// default (keep one for each sampled span's measurements)
@@ -142,7 +158,10 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		otel.SetMeterProvider(mp)
 	}
 	otel.SetTextMapPropagator(p.Propagator)
-	t, err := New(p)
+	if p.Meter == nil {
+		rm = nil // no readers: nothing to record
+	}
+	t, err := newTelemetry(p, rm)
 	if err != nil {
 		return nil, err
 	}

@@ -57,8 +57,9 @@ type Telemetry struct {
 	propagator   propagation.TextMapPropagator
 	headerFields []string // the propagator's fields as HTTP header names
 
-	duration       metric.Float64Histogram   // mcp.server.operation.duration
-	resultSize     metric.Int64Histogram     // mcpgen.server.result.size
+	duration       metric.Float64Histogram   // mcp.server.operation.duration (nil with reqMetrics)
+	resultSize     metric.Int64Histogram     // mcpgen.server.result.size (nil with reqMetrics)
+	reqMetrics     *requestMetrics           // records those two when Setup set telemetry up
 	rateLimited    metric.Int64Counter       // mcpgen.server.rate_limited
 	clientDuration metric.Float64Histogram   // mcp.client.operation.duration
 	streams        metric.Int64UpDownCounter // mcpgen.server.streams
@@ -87,10 +88,25 @@ var storeBounds = append([]float64{0.0001, 0.00025}, durationBounds...)
 // sizeBounds are the buckets of the result size histogram, in bytes.
 var sizeBounds = []float64{64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}
 
+// The request histograms' names and descriptions. The duration's count
+// is the number of requests, by method, tool and outcome (mcpgen.outcome:
+// ok, tool_error, error, cancelled).
+const (
+	durationName        = "mcp.server.operation.duration"
+	durationDescription = "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent."
+	sizeName            = "mcpgen.server.result.size"
+	sizeDescription     = "Size of the text and structured content of tool results, resources read and prompts got."
+)
+
 // New returns a Telemetry that records into p. It fails only when an
 // instrument cannot be created (a provider's error).
-func New(p Providers) (*Telemetry, error) {
-	t := &Telemetry{propagator: p.Propagator}
+func New(p Providers) (*Telemetry, error) { return newTelemetry(p, nil) }
+
+// newTelemetry is New; with rm, the request histograms are recorded there
+// rather than through p's meter, whose readers must then have rm as a
+// producer (reqmetrics.go).
+func newTelemetry(p Providers, rm *requestMetrics) (*Telemetry, error) {
+	t := &Telemetry{propagator: p.Propagator, reqMetrics: rm}
 	if t.propagator == nil {
 		t.propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	}
@@ -110,19 +126,19 @@ func New(p Providers) (*Telemetry, error) {
 	m := mp.Meter(ScopeName)
 	t.meter = m
 	var err error
-	if t.duration, err = m.Float64Histogram("mcp.server.operation.duration",
-		metric.WithUnit("s"),
-		// Its count is the number of requests, by method, tool and
-		// outcome (mcpgen.outcome: ok, tool_error, error, cancelled).
-		metric.WithDescription("MCP request duration as observed on the receiver from the time it was received until the result or ack is sent."),
-		metric.WithExplicitBucketBoundaries(durationBounds...)); err != nil {
-		return nil, err
-	}
-	if t.resultSize, err = m.Int64Histogram("mcpgen.server.result.size",
-		metric.WithUnit("By"),
-		metric.WithDescription("Size of the text and structured content of tool results, resources read and prompts got."),
-		metric.WithExplicitBucketBoundaries(sizeBounds...)); err != nil {
-		return nil, err
+	if rm == nil {
+		if t.duration, err = m.Float64Histogram(durationName,
+			metric.WithUnit("s"),
+			metric.WithDescription(durationDescription),
+			metric.WithExplicitBucketBoundaries(durationBounds...)); err != nil {
+			return nil, err
+		}
+		if t.resultSize, err = m.Int64Histogram(sizeName,
+			metric.WithUnit("By"),
+			metric.WithDescription(sizeDescription),
+			metric.WithExplicitBucketBoundaries(sizeBounds...)); err != nil {
+			return nil, err
+		}
 	}
 	if t.rateLimited, err = m.Int64Counter("mcpgen.server.rate_limited",
 		metric.WithUnit("{call}"),
