@@ -34,10 +34,12 @@ const (
 
 // Session returns the client session of the request being served, or nil
 // outside a handler (or in stateless HTTP mode, where it lasts one
-// request). It reaches everything the go-sdk offers a server session.
+// request). It reaches everything the go-sdk offers a server session. A
+// session at rest without a go-sdk session (parked, see docs/runtime.md)
+// is brought back first.
 func Session(ctx context.Context) *mcp.ServerSession {
 	if c := connector.CallFrom(ctx); c != nil {
-		return c.Session
+		return c.ClientSession()
 	}
 	return nil
 }

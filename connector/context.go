@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/internal/fastpath"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -13,13 +14,20 @@ import (
 // The runtime puts it into the handler's context; the context helpers of
 // package mcpgen read it.
 type Call struct {
-	Server  *Server
-	Session *mcp.ServerSession // nil for requests that have no session
+	Server *Server
+	// Session is nil for requests that have no session, and while the
+	// session is parked (park.go): ClientSession brings it back.
+	Session *mcp.ServerSession
 	// Request is the go-sdk request: *mcp.CallToolRequest,
 	// *mcp.ReadResourceRequest, *mcp.GetPromptRequest or *mcp.CompleteRequest.
 	Request mcp.Request
 	// Tool, Resource or Prompt name the feature being served ("" if none).
 	Tool, Resource, Prompt string
+
+	// parked names the session of a call the fast path serves while the
+	// session is parked (park.go): Session is nil, ClientSession brings
+	// it back.
+	parked *fastpath.CallSession
 
 	mu      sync.Mutex
 	mrtr    bool                       // answers travel as input-required results
@@ -28,6 +36,42 @@ type Call struct {
 	asked   int                        // questions asked so far in this run
 	pending mcp.InputRequestMap        // questions not yet answered
 	used    map[string]bool            // answers the handler read in this run
+}
+
+// newCall returns the Call of request req, served in ctx, whose go-sdk
+// session is ss (nil for none, or while the session is parked).
+func newCall(ctx context.Context, s *Server, ss *mcp.ServerSession, req mcp.Request) *Call {
+	c := &Call{Server: s, Session: ss, Request: req}
+	if ss == nil {
+		c.parked = fastpath.CallSessionFrom(ctx)
+	}
+	return c
+}
+
+// ClientSession returns the client's session, as Session does, bringing
+// a parked session back (park.go); nil for a request without a session.
+func (c *Call) ClientSession() *mcp.ServerSession {
+	if c == nil {
+		return nil
+	}
+	if c.Session == nil && c.parked != nil {
+		return c.parked.Live()
+	}
+	return c.Session
+}
+
+// SessionID returns the id of the client's session, parked or not, or ""
+// for a request without a session.
+func (c *Call) SessionID() string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Session != nil:
+		return c.Session.ID()
+	case c.parked != nil:
+		return c.parked.ID
+	}
+	return ""
 }
 
 // ProgressToken returns the request's progress token with its JSON type

@@ -7,7 +7,7 @@ import (
 
 // SessionCount returns how many sessions s has open, for tests.
 func SessionCount(s *Server) int {
-	n := 0
+	n := s.fastPath.ParkedCount() // park.go
 	for range s.mcp.Sessions() {
 		n++
 	}
@@ -45,4 +45,16 @@ func RunRelay(t interface{ Fatal(...any) }, ctx context.Context, s *Server) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// ParkedCount returns how many of s's sessions are parked (park.go), and
+// SDKSessionCount how many go-sdk sessions s has, for tests.
+func ParkedCount(s *Server) int { return s.fastPath.ParkedCount() }
+
+func SDKSessionCount(s *Server) int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
 }

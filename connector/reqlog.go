@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/devlink"
+	"github.com/mcpgen/mcpgen/internal/fastpath"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
@@ -20,7 +21,7 @@ import (
 // error, with its code); with tracing, the trace id of the request's span.
 func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) {
+		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) || replaying(ctx) {
 			return next(ctx, method, req)
 		}
 		start := time.Now()
@@ -39,6 +40,8 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" {
 			attrs = append(attrs, slog.String("session", ss.ID()))
+		} else if cs := fastpath.CallSessionFrom(ctx); cs != nil {
+			attrs = append(attrs, slog.String("session", cs.ID)) // parked (park.go)
 		}
 		attrs = append(attrs, slog.Duration("duration", time.Since(start)))
 		if s.tel.Tracing() {

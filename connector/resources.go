@@ -97,7 +97,9 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 	if err := s.authorize(req, "resource "+r.URI, r.Scopes); err != nil {
 		return nil, err
 	}
-	ctx = withCall(ctx, &Call{Server: s, Session: req.Session, Request: req, Resource: r.URI})
+	c := newCall(ctx, s, req.Session, req)
+	c.Resource = r.URI
+	ctx = withCall(ctx, c)
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic in resource", "uri", uri, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))

@@ -51,6 +51,11 @@ func (c *Call) Ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, 
 		return nil, err
 	}
 	if !c.mrtr {
+		c.mu.Lock()
+		if c.Session == nil && c.parked != nil {
+			c.Session = c.parked.Live() // the question travels on the go-sdk session (park.go)
+		}
+		c.mu.Unlock()
 		if c.Session == nil {
 			return nil, errors.New("mcpgen: this request has no client session to ask")
 		}
@@ -330,7 +335,7 @@ func (t *tool) prepareRounds(c *Call, p *mcp.CallToolParamsRaw) error {
 // prepareRounds loads into c the answers of earlier rounds of the call of
 // what (a tool or a prompt).
 func (s *Server) prepareRounds(c *Call, what, requestState string, responses mcp.InputResponseMap) error {
-	c.mrtr = multiRoundTrip(c.Session)
+	c.mrtr = multiRoundTrip(c.Session) && c.parked == nil // a parked session is at 2025-11-25 or before
 	c.canAsk = true
 	if !c.mrtr {
 		return nil

@@ -57,6 +57,7 @@ type Server struct {
 	state    store.Store        // rate limits, resumption events, shared secrets
 	relay    relay              // notifications between replicas (notify.go)
 	adopt    adopter            // sessions across replicas (adopt.go)
+	park     parking            // sessions at rest without a go-sdk session (park.go)
 	sessions *sessionTable      // HTTP sessions: their bounds and idle time
 
 	tel *telemetry.Telemetry // nil when off; observe.go
@@ -260,11 +261,11 @@ func (s *Server) newHandler() http.Handler {
 		s.sessions.hooked = o.Sessions.EventStore != nil
 	}
 	e := eraroute.New(s.mcp, o)
-	s.fastPath.SetNext(e)
-	var h http.Handler = s.fastPath // after auth, before the endpoint
-	h = s.wrapTasks(h)              // tasks.go: tools that run as tasks, tasks/*
-	h = s.adoptSessions(h)          // adopt.go: sessions across replicas
-	h = s.sessions.track(h)         // sessions.go: what keeps a session alive
+	s.fastPath.SetNext(s.parkSessions(e)) // park.go
+	var h http.Handler = s.fastPath       // after auth, before the endpoint
+	h = s.wrapTasks(h)                    // tasks.go: tools that run as tasks, tasks/*
+	h = s.adoptSessions(h)                // adopt.go: sessions across replicas
+	h = s.sessions.track(h)               // sessions.go: what keeps a session alive
 	return s.protect(h)
 }
 
@@ -288,14 +289,9 @@ func (s *Server) protectWith(h http.Handler, g *authgate.Gate) http.Handler {
 // sessionVersion returns the protocol version the client of session id
 // asked for in initialize, or "".
 func (s *Server) sessionVersion(id string) string {
-	// The fast path tracks every session from its initialize (a map
-	// lookup, where s.mcp.Sessions() would walk them all).
-	if ss := s.fastPath.Session(id); ss != nil {
-		if p := ss.InitializeParams(); p != nil {
-			return p.ProtocolVersion
-		}
-	}
-	return ""
+	// The fast path tracks every session from its initialize, parked or
+	// not (a map lookup, where s.mcp.Sessions() would walk them all).
+	return s.fastPath.SessionVersion(id)
 }
 
 // initFast makes the fast path (internal/fastpath): it answers, over

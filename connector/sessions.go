@@ -51,6 +51,9 @@ type sessionTable struct {
 	// hooked is set when the sessions' event store tells closed of every
 	// session that closes (fastDispatcher.SessionClosed).
 	hooked bool
+	// closeParked ends a parked session (park.go), whose entry has no
+	// go-sdk session to close.
+	closeParked func(id string)
 
 	mu      sync.Mutex
 	total   int                      // slots taken: sessions and reservations
@@ -63,10 +66,10 @@ type sessionTable struct {
 type sessionEntry struct {
 	caller  string
 	token   string
-	id      string // "" until bound
-	ss      *mcp.ServerSession
-	busy    int       // requests in progress and streams open
-	last    time.Time // when busy last fell to 0
+	id      string             // "" until bound
+	ss      *mcp.ServerSession // nil while parked
+	busy    int                // requests in progress and streams open
+	last    time.Time          // when busy last fell to 0
 	timer   *time.Timer
 	removed bool // the slot was given back
 }
@@ -108,10 +111,14 @@ func (t *sessionTable) reserve(caller string) (*sessionEntry, *refusal) {
 		t.callers[caller]++
 		t.pending[e.token] = e
 	}
+	var evictSS *mcp.ServerSession
+	if evict != nil {
+		evictSS = evict.ss
+	}
 	t.mu.Unlock()
 	if evict != nil {
 		t.logger.Info("session closed to make room for a new one of its caller", "session", evict.id, "caller", caller, "max_per_caller", t.perCaller)
-		evict.ss.Close()
+		t.closeSession(evict.id, evictSS)
 	}
 	if e == nil {
 		return nil, &refusal{http.StatusServiceUnavailable, fmt.Sprintf(
@@ -225,10 +232,52 @@ func (t *sessionTable) doneLocked(e *sessionEntry) {
 func (t *sessionTable) expire(e *sessionEntry) {
 	t.mu.Lock()
 	idle := e.busy == 0 && !e.removed && time.Since(e.last) >= t.idle
+	id, ss := e.id, e.ss
 	t.mu.Unlock()
 	if idle {
-		e.ss.Close() // its Wait in bind gives the slot back
+		t.closeSession(id, ss) // its close gives the slot back
 	}
+}
+
+// closeSession closes session id, whose go-sdk session is ss, or which is
+// parked when ss is nil.
+func (t *sessionTable) closeSession(id string, ss *mcp.ServerSession) {
+	switch {
+	case ss != nil:
+		ss.Close()
+	case t.closeParked != nil:
+		t.closeParked(id)
+	}
+}
+
+// parked notes that session id was parked: it has no go-sdk session.
+func (t *sessionTable) parked(id string) {
+	t.mu.Lock()
+	if e := t.byID[id]; e != nil {
+		e.ss = nil
+	}
+	t.mu.Unlock()
+}
+
+// rebind notes the go-sdk session ss of session id, brought back.
+func (t *sessionTable) rebind(id string, ss *mcp.ServerSession) {
+	t.mu.Lock()
+	if e := t.byID[id]; e != nil {
+		e.ss = ss
+	}
+	t.mu.Unlock()
+}
+
+// busyCount returns how many requests and streams of session id are in
+// progress; ok is false for a session the table does not hold (one of
+// /sse, /ws or stdio).
+func (t *sessionTable) busyCount(id string) (n int, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.byID[id]; e != nil {
+		return e.busy, true
+	}
+	return 0, false
 }
 
 // track counts each request that names a session as activity of that
@@ -294,6 +343,9 @@ func retryLater(w http.ResponseWriter, status, retryAfter int, body []byte, msg 
 // admitSession gives an initialize a slot in the session table, or
 // answers it 429 or 503 with Retry-After (eraroute.Hooks.Admit).
 func (s *Server) admitSession(w http.ResponseWriter, r *http.Request, body []byte) (func(), bool) {
+	if replaying(r.Context()) {
+		return func() {}, true // a parked session brought back keeps its slot (park.go)
+	}
 	slot, no := s.sessions.reserve(sessionCaller(r))
 	if slot == nil {
 		s.sessions.logger.Info("initialize refused", "why", no.msg, "remote", r.RemoteAddr)
@@ -301,6 +353,12 @@ func (s *Server) admitSession(w http.ResponseWriter, r *http.Request, body []byt
 		return nil, false
 	}
 	r.Header.Set(slotHeader, slot.token)
+	if s.park.on {
+		// The new session's id must not be one pending to be brought
+		// back (park.go).
+		s.park.mu.Lock()
+		return func() { s.sessions.settle(slot); s.park.mu.Unlock() }, true
+	}
 	return func() { s.sessions.settle(slot) }, true
 }
 

@@ -93,9 +93,8 @@ func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string
 		pass()
 		return
 	}
-	ss := tr.s.fastPath.Session(sid)
 	user, known := tr.s.fastPath.SessionUser(sid)
-	if ss == nil || !known || user != subject(r) {
+	if !known || user != subject(r) {
 		pass() // the go-sdk answers an unknown session (404) or another's (403)
 		return
 	}
@@ -121,6 +120,18 @@ func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string
 			tr.replyV1(w, req.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 				Message: "tool " + p.Name + " runs only as a task (its execution.taskSupport is required); call it with the task param"})
 		default:
+			ss := tr.s.fastPath.Session(sid)
+			if ss == nil {
+				// Parked (park.go): the task's questions and notifications
+				// travel on the go-sdk session.
+				if !tr.s.bringBack(w, r, sid) {
+					return
+				}
+				if ss = tr.s.fastPath.Session(sid); ss == nil {
+					pass() // it has ended: the go-sdk answers 404
+					return
+				}
+			}
 			params := &mcp.CallToolParamsRaw{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}
 			// The handler's questions name the task (tasks_v1_notify.go).
 			rt, named := tr.withV1Task(r)

@@ -161,7 +161,7 @@ func askV1(ctx context.Context, req mcp.InputRequest) (mcp.InputRequest, func())
 // session's standalone event stream.
 func (tr *taskRunner) serveStreamV1(w http.ResponseWriter, r *http.Request, sid string) {
 	user, known := tr.s.fastPath.SessionUser(sid)
-	if tr.s.fastPath.Session(sid) == nil || !known || user != subject(r) {
+	if !known || user != subject(r) {
 		tr.next.ServeHTTP(w, r) // the go-sdk answers an unknown session (404) or another's (403)
 		return
 	}

@@ -183,7 +183,8 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	c := &Call{Server: t.s, Session: req.Session, Request: req, Tool: t.def.Name}
+	c := newCall(ctx, t.s, req.Session, req)
+	c.Tool = t.def.Name
 	if err := t.prepareRounds(c, req.Params); err != nil {
 		return nil, err
 	}

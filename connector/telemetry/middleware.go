@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/fastpath"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
@@ -164,6 +165,11 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		start := time.Now()
 		d := t.describe(method, req)
+		if d.session == "" {
+			if cs := fastpath.CallSessionFrom(ctx); cs != nil {
+				d.session = cs.ID // a parked session's call
+			}
+		}
 		var span trace.Span
 		if t.tracing {
 			ctx, span = t.startServer(ctx, start, d, req)

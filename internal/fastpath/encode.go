@@ -27,7 +27,7 @@ func (f *Handler) listEraOf(stateless bool, fs *fastSession) listEra {
 		return listStateless
 	case fs != nil:
 		if _, ok := f.d.(TaskTools); ok {
-			if p := fs.ss.InitializeParams(); p != nil && p.ProtocolVersion == wire.TasksV1Version {
+			if fs.version == wire.TasksV1Version {
 				return listTasksV1
 			}
 		}

@@ -162,6 +162,9 @@ type Handler struct {
 	// a resumable event stream whose events are stored there.
 	events mcp.EventStore
 	hooked bool // events tells sessionClosed when a session closes
+
+	unpark        func(r *http.Request, id string) *mcp.ServerSession // SetParking
+	onInitialized func(id string)                                     // SetParking
 }
 
 // New returns the fast path of the server d, configured by cfg. It
@@ -184,12 +187,23 @@ func New(cfg Config, d Dispatcher) *Handler {
 func (f *Handler) SetNext(next http.Handler) { f.next = next }
 
 // Session returns the go-sdk session id from its initialize until it
-// closes, else nil. (Under 2026-07-28 there are no sessions.)
+// closes, else nil; nil too while the session is parked (park.go). (Under
+// 2026-07-28 there are no sessions.)
 func (f *Handler) Session(id string) *mcp.ServerSession {
 	if x, ok := f.sessions.Load(id); ok {
-		return x.(*fastSession).ss
+		return x.(*fastSession).ss.Load()
 	}
 	return nil
+}
+
+// SessionVersion returns the protocol version the client of session id
+// asked for in its initialize, parked or not, or "" for a session the
+// fast path does not know.
+func (f *Handler) SessionVersion(id string) string {
+	if x, ok := f.sessions.Load(id); ok {
+		return x.(*fastSession).version
+	}
+	return ""
 }
 
 // SessionUser returns the subject whose token opened session id ("" for
@@ -212,7 +226,22 @@ func (f *Handler) SessionCount() int {
 
 // fastSession is what the fast path knows of a go-sdk session.
 type fastSession struct {
-	ss *mcp.ServerSession
+	id string
+	// ss is the go-sdk session; nil while the session is parked.
+	ss atomic.Pointer[mcp.ServerSession]
+	// version is the protocol version the client asked for; init is its
+	// initialize request, made again to bring a parked session back.
+	version string
+	init    []byte
+	// initialized is set once the client's notifications/initialized
+	// has been handled: the session may then be parked.
+	initialized atomic.Bool
+	// parking is set while the go-sdk session is being closed to park
+	// it: the close is not the session's end.
+	parking atomic.Bool
+	// parkedOnce is set when the session was first parked: it is parked
+	// once, after its initialization (park.go).
+	parkedOnce atomic.Bool
 	// ctx is cancelled when the session closes: calls on resumable
 	// streams outlive their HTTP request, as through the go-sdk.
 	ctx    context.Context
@@ -428,13 +457,19 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		}
 	}
 	if fs != nil {
+		ss := fs.ss.Load()
 		switch x := mreq.(type) {
 		case *mcp.CallToolRequest:
-			x.Session = fs.ss
+			x.Session = ss
 		case *mcp.ReadResourceRequest:
-			x.Session = fs.ss
+			x.Session = ss
 		case *mcp.ListToolsRequest:
-			x.Session = fs.ss
+			x.Session = ss
+		}
+		if ss == nil {
+			// Parked: the handler's ctx names the session, and brings it
+			// back if the handler asks for it (CallSession.Live).
+			ctx = context.WithValue(ctx, callSessionKey{}, &CallSession{ID: sid, f: f, fs: fs, r: r})
 		}
 		// As through the go-sdk, a call in a session at 2025-11-25 or later
 		// is answered on a resumable event stream: it goes on if the

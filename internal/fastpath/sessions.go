@@ -2,6 +2,9 @@ package fastpath
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 
 	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,21 +25,30 @@ func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 			// Known before the session can close: its close reaches
 			// sessionClosed through the event store.
 			if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && ip.ProtocolVersion < wire.StatelessVersion {
-				fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
-				if _, loaded := f.sessions.LoadOrStore(id, fs); !loaded {
+				fs := f.newSession(ss, ip, req.GetExtra())
+				x, loaded := f.sessions.LoadOrStore(id, fs)
+				if !loaded {
 					res, err := next(ctx, method, req)
 					if err != nil {
 						f.sessionClosed(id)
 					}
 					return res, err
 				}
+				// The initialize of a parked session, made again to
+				// bring it back (park.go): this is its go-sdk session now.
+				x.(*fastSession).ss.CompareAndSwap(nil, ss)
 			}
 		}
 		res, err := next(ctx, method, req)
 		if x, ok := f.sessions.Load(id); ok {
 			fs := x.(*fastSession)
-			if method == "logging/setLevel" && err == nil {
+			switch {
+			case method == "logging/setLevel" && err == nil:
 				fs.logging.Store(true)
+			case method == "notifications/initialized":
+				if !fs.initialized.Swap(true) && f.onInitialized != nil {
+					f.onInitialized(id)
+				}
 			}
 			return res, err
 		}
@@ -49,7 +61,7 @@ func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 		if ip == nil || ip.ProtocolVersion >= wire.StatelessVersion {
 			return res, err
 		}
-		fs := f.newSession(ss, ip.Capabilities, req.GetExtra())
+		fs := f.newSession(ss, ip, req.GetExtra())
 		if _, loaded := f.sessions.LoadOrStore(id, fs); loaded {
 			fs.cancel()
 			return res, err
@@ -63,9 +75,15 @@ func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-func (f *Handler) newSession(ss *mcp.ServerSession, c *mcp.ClientCapabilities, extra *mcp.RequestExtra) *fastSession {
+func (f *Handler) newSession(ss *mcp.ServerSession, ip *mcp.InitializeParams, extra *mcp.RequestExtra) *fastSession {
 	ctx, cancel := context.WithCancel(context.Background())
-	fs := &fastSession{ss: ss, ctx: ctx, cancel: cancel, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil)}
+	c := ip.Capabilities
+	fs := &fastSession{id: ss.ID(), ctx: ctx, cancel: cancel, eligible: c == nil || (c.Sampling == nil && c.Elicitation == nil),
+		version: ip.ProtocolVersion}
+	fs.ss.Store(ss)
+	if params, err := json.Marshal(ip); err == nil {
+		fs.init = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":%s}`, params)
+	}
 	if extra != nil && extra.TokenInfo != nil {
 		fs.userID = extra.TokenInfo.UserID
 	}
@@ -88,6 +106,9 @@ type closeHook struct {
 }
 
 func (h *closeHook) SessionClosed(ctx context.Context, sessionID string) error {
+	if x, ok := h.f.sessions.Load(sessionID); ok && x.(*fastSession).parking.Load() {
+		return nil // parked, not closed: its events stay (Park)
+	}
 	h.f.sessionClosed(sessionID)
 	h.f.d.SessionClosed(sessionID)
 	return h.EventStore.SessionClosed(ctx, sessionID)
@@ -103,4 +124,138 @@ func (f *Handler) HookEvents(store mcp.EventStore) mcp.EventStore {
 	}
 	f.events, f.hooked = store, true
 	return &closeHook{EventStore: store, f: f}
+}
+
+// A session is parked when the go-sdk session behind it is closed while
+// the fast path keeps what it knows of it: the client's initialize, its
+// capabilities and version, its owner, its stored answers. A parked
+// session costs the fast path's record of it rather than a go-sdk session
+// (its connection, its goroutine, its streams); the fast path serves its
+// calls as before, with a nil Session in the request and a CallSession in
+// the handler's ctx. Whatever else comes for it (a GET, a DELETE, a
+// prompt, a question to its client ...) first brings it back: the server
+// makes its initialize and notifications/initialized again, under its id,
+// into a new go-sdk session (the connector's park.go decides when and
+// does it; TrackSessions binds the new go-sdk session).
+
+// Park parks session id, once, after its initialization, unless its
+// client chose a log level (the go-sdk session keeps it); it reports
+// whether it did. The caller makes sure that no request of the session is
+// in progress.
+func (f *Handler) Park(id string) bool {
+	x, ok := f.sessions.Load(id)
+	if !ok || !f.hooked {
+		return false
+	}
+	fs := x.(*fastSession)
+	ss := fs.ss.Load()
+	if ss == nil || fs.init == nil || !fs.initialized.Load() || fs.logging.Load() || !fs.parkedOnce.CompareAndSwap(false, true) {
+		return false
+	}
+	fs.parking.Store(true)
+	fs.ss.Store(nil)
+	ss.Close()
+	fs.parking.Store(false)
+	return true
+}
+
+// ParkReady reports whether session id is ready to be parked: its
+// initialization done, never parked yet.
+func (f *Handler) ParkReady(id string) bool {
+	x, ok := f.sessions.Load(id)
+	if !ok {
+		return false
+	}
+	fs := x.(*fastSession)
+	return fs.initialized.Load() && !fs.parkedOnce.Load() && !fs.logging.Load()
+}
+
+// ParkedCount returns how many sessions are parked.
+func (f *Handler) ParkedCount() int {
+	n := 0
+	f.sessions.Range(func(_, x any) bool {
+		if x.(*fastSession).ss.Load() == nil {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// ParkedSession is what brings a parked session back.
+type ParkedSession struct {
+	Init    []byte // its initialize request
+	Version string // the protocol version its client asked for
+	UserID  string // the subject whose token opened it ("" without auth)
+}
+
+// Parked returns what brings session id back, and whether it is parked.
+func (f *Handler) Parked(id string) (ParkedSession, bool) {
+	x, found := f.sessions.Load(id)
+	if !found {
+		return ParkedSession{}, false
+	}
+	fs := x.(*fastSession)
+	if fs.ss.Load() != nil {
+		return ParkedSession{}, false
+	}
+	return ParkedSession{Init: fs.init, Version: fs.version, UserID: fs.userID}, true
+}
+
+// CloseParked ends parked session id for good (its idle timeout, or room
+// made for another session of its caller): the fast path forgets it, the
+// Dispatcher is told, and its stored events go.
+func (f *Handler) CloseParked(ctx context.Context, id string) {
+	x, ok := f.sessions.Load(id)
+	if !ok || x.(*fastSession).ss.Load() != nil {
+		return
+	}
+	f.sessionClosed(id)
+	f.d.SessionClosed(id)
+	if f.events != nil {
+		if err := f.events.SessionClosed(ctx, id); err != nil {
+			f.cfg.Logger.Warn("the events of a closed session were not deleted", "session", id, "err", err)
+		}
+	}
+}
+
+// SetParking sets how a handler brings back the parked session of its
+// call (CallSession.Live): unpark makes the session live again from the
+// request r of the call and returns its go-sdk session, or nil; and
+// initialized is told when a session's notifications/initialized has been
+// handled (by the go-sdk's goroutine of the session, which may be after
+// the POST that carried it was answered). It must be called before f
+// serves.
+func (f *Handler) SetParking(unpark func(r *http.Request, id string) *mcp.ServerSession, initialized func(id string)) {
+	f.unpark, f.onInitialized = unpark, initialized
+}
+
+type callSessionKey struct{}
+
+// CallSession is what the ctx of a call served in a parked session says
+// of the session.
+type CallSession struct {
+	ID string
+	f  *Handler
+	fs *fastSession
+	r  *http.Request
+}
+
+// CallSessionFrom returns the CallSession of ctx, or nil when ctx is not
+// that of a call served in a parked session.
+func CallSessionFrom(ctx context.Context) *CallSession {
+	cs, _ := ctx.Value(callSessionKey{}).(*CallSession)
+	return cs
+}
+
+// Live returns the go-sdk session of the call, bringing it back when it
+// is still parked; nil when it cannot (the session has ended).
+func (cs *CallSession) Live() *mcp.ServerSession {
+	if ss := cs.fs.ss.Load(); ss != nil {
+		return ss
+	}
+	if cs.f.unpark == nil {
+		return nil
+	}
+	return cs.f.unpark(cs.r, cs.ID)
 }

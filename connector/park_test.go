@@ -1,0 +1,162 @@
+package connector_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/connector"
+)
+
+// parkApp is testApp with a tool, served by the fast path, that reads the
+// go-sdk session of its call.
+func parkApp() *connector.App {
+	app := testApp(newProbe())
+	app.Tools = append(app.Tools, connector.Tool{
+		Name: "whoami", Description: "Names the session.", InputSchema: emptyInput, Result: connector.ResultText, NeverAsks: true,
+		Handler: noInput(func(ctx context.Context) (any, error) {
+			c := connector.CallFrom(ctx)
+			ss := c.ClientSession()
+			if ss == nil {
+				return "no session", nil
+			}
+			return "session " + ss.ID() + " as " + c.SessionID(), nil
+		}),
+	})
+	return app
+}
+
+// TestSessionParked checks parking: once initialized, a session at rest
+// keeps no go-sdk session; the fast path still answers its calls, and the
+// request log and its handler still know the session; what the fast path
+// declines brings it back first, under the same id, transparently; and
+// a handler that asks for the session brings it back too.
+func TestSessionParked(t *testing.T) {
+	t.Parallel()
+	var log syncBuffer
+	s, err := connector.NewServer(parkApp(), connector.WithLogger(quietLogger(&log)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	c := newSessionClient(t, ts.URL, "127.0.0.1")
+	h, resp, body := c.open()
+	if h == nil {
+		t.Fatalf("initialize: %s %s", resp.Status, body)
+	}
+	sid := h["Mcp-Session-Id"]
+	waitFor(t, "the session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	if n := connector.SDKSessionCount(s); n != 0 {
+		t.Fatalf("%d go-sdk sessions while the only session is parked, want 0", n)
+	}
+
+	// A call the fast path answers: the session stays parked.
+	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`, h)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) || strings.Contains(body, `"isError":true`) {
+		t.Fatalf("tools/call in a parked session: %s %s", resp.Status, body)
+	}
+	if connector.ParkedCount(s) != 1 || connector.SDKSessionCount(s) != 0 {
+		t.Fatal("a call the fast path answered brought the session back")
+	}
+	if !strings.Contains(log.String(), "tool=find_orders session="+sid) {
+		t.Errorf("the request line of a parked session's call does not name the session:\n%s", log.String())
+	}
+
+	// What the fast path declines (a prompt) is answered as before, the
+	// session brought back under its id.
+	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`, h)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Ada") {
+		t.Fatalf("prompts/get in a parked session: %s %s", resp.Status, body)
+	}
+	if connector.ParkedCount(s) != 0 || connector.SDKSessionCount(s) != 1 {
+		t.Fatalf("after a declined request: %d parked, %d go-sdk sessions; want 0 and 1", connector.ParkedCount(s), connector.SDKSessionCount(s))
+	}
+	if strings.Count(log.String(), "method=initialize") != 1 {
+		t.Errorf("bringing the session back logged its initialize again:\n%s", log.String())
+	}
+	// It is not parked again: calls still work, on the go-sdk session.
+	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`, h)
+	if want := "session " + sid + " as " + sid; !strings.Contains(body, want) {
+		t.Fatalf("whoami after coming back: %s %s, want %q", resp.Status, body, want)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if connector.ParkedCount(s) != 0 {
+		t.Error("a session brought back was parked again")
+	}
+
+	// A handler that asks for the session of its call brings it back.
+	h2, _, _ := c.open()
+	sid2 := h2["Mcp-Session-Id"]
+	waitFor(t, "the second session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`, h2)
+	if want := "session " + sid2 + " as " + sid2; !strings.Contains(body, want) {
+		t.Fatalf("whoami in a parked session: %s %s, want %q", resp.Status, body, want)
+	}
+	if connector.ParkedCount(s) != 0 || connector.SDKSessionCount(s) != 2 {
+		t.Errorf("after mcpgen.Session in a parked session: %d parked, %d go-sdk sessions; want 0 and 2", connector.ParkedCount(s), connector.SDKSessionCount(s))
+	}
+}
+
+// TestSessionParkedEnds checks how a parked session ends: DELETE ends it
+// (and a request after it is told so), the idle timeout ends it and gives
+// its slot back, and a GET stream brings it back and keeps it.
+func TestSessionParkedEnds(t *testing.T) {
+	t.Parallel()
+	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)),
+		connector.WithSessionIdle(300*time.Millisecond), connector.WithMaxSessions(2, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	c := newSessionClient(t, ts.URL, "127.0.0.1")
+
+	h, _, _ := c.open()
+	waitFor(t, "the session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	if resp, body := c.do("DELETE", "", h); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE of a parked session: %s %s", resp.Status, body)
+	}
+	if c.alive(h) {
+		t.Fatal("a deleted session still serves")
+	}
+	if n := connector.SessionCount(s); n != 0 {
+		t.Fatalf("%d sessions after DELETE, want 0", n)
+	}
+
+	// Idle: the parked session ends, and its slot is free again.
+	h1, _, _ := c.open()
+	h2, _, _ := c.open()
+	if h1 == nil || h2 == nil {
+		t.Fatal("two sessions within the bound of two were refused")
+	}
+	waitFor(t, "both parked", func() bool { return connector.ParkedCount(s) == 2 })
+	waitFor(t, "the idle parked sessions to end", func() bool { return connector.SessionCount(s) == 0 })
+	resp, body := c.do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, h1)
+	var reply struct {
+		Error *struct{ Code int } `json:"error"`
+	}
+	json.Unmarshal([]byte(body), &reply)
+	if resp.StatusCode != http.StatusNotFound || reply.Error == nil || reply.Error.Code != -32001 {
+		t.Fatalf("a call in an ended parked session: %s %s, want 404 and -32001", resp.Status, body)
+	}
+	h3, resp, body := c.open()
+	if h3 == nil {
+		t.Fatalf("a new session after the parked ones ended: %s %s", resp.Status, body)
+	}
+
+	// A GET stream brings it back; open, the session is not idle.
+	waitFor(t, "the new session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	c.listen(h3)
+	if connector.ParkedCount(s) != 0 {
+		t.Fatal("a GET stream did not bring the session back")
+	}
+	time.Sleep(600 * time.Millisecond)
+	if !c.alive(h3) {
+		t.Error("a session with its stream open ended as idle")
+	}
+}
