@@ -3,6 +3,8 @@ package connector_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/connector"
+	"github.com/mcpgen/mcpgen/internal/authgate"
 )
 
 // parkApp is testApp with a tool, served by the fast path, that reads the
@@ -158,5 +161,72 @@ func TestSessionParkedEnds(t *testing.T) {
 	time.Sleep(600 * time.Millisecond)
 	if !c.alive(h3) {
 		t.Error("a session with its stream open ended as idle")
+	}
+}
+
+// TestSessionParkedOwner checks that a parked session stays its owner's:
+// another subject's token is refused (403, as for a session that is not
+// parked) on a call the fast path would answer and on a request that would
+// bring the session back, which it does not; the owner goes on.
+func TestSessionParkedOwner(t *testing.T) {
+	t.Parallel()
+	is := newAuthIssuer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	s, err := connector.NewServer(authApp(), connector.WithLogger(quietLogger(nil)), connector.WithPublicURL(base),
+		connector.WithAuth(authgate.Auth{Issuer: is.URL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	s.MountAuth(mux)
+	mux.Handle("/mcp", s.Handler())
+	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	url := base + "/mcp"
+	exp := time.Now().Add(time.Hour)
+	ann := is.token(t, "ann", url, "notes:read", exp)
+	bob := is.token(t, "bob", url, "notes:read", exp)
+	post := func(token, sid, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	resp, body := post(ann, "", initBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: %s %s", resp.Status, body)
+	}
+	post(ann, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	waitFor(t, "the session parked", func() bool { return connector.ParkedCount(s) == 1 })
+
+	whoami := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+	for _, body := range []string{whoami, `{"jsonrpc":"2.0","id":3,"method":"ping"}`} {
+		if resp, got := post(bob, sid, body); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("bob's token on ann's parked session, %s: %s %s; want 403", body, resp.Status, got)
+		}
+	}
+	if connector.ParkedCount(s) != 1 {
+		t.Error("another subject's request brought the session back")
+	}
+	if resp, got := post(ann, sid, whoami); resp.StatusCode != http.StatusOK || !strings.Contains(got, "ann") {
+		t.Errorf("ann on her parked session: %s %s", resp.Status, got)
 	}
 }
