@@ -58,3 +58,7 @@ func SDKSessionCount(s *Server) int {
 	}
 	return n
 }
+
+// SetParkAfter sets how long a session brought back stays idle before it
+// is parked again, for tests; call it before serving.
+func SetParkAfter(s *Server, d time.Duration) { s.sessions.parkAfter = d }

@@ -23,8 +23,9 @@ import (
 // may ask the client ...), or a handler that asks for mcpgen.Session,
 // brings it back first: its initialize and notifications/initialized are
 // made again, under its id, into the endpoint, as a replica adopts a
-// session recorded by another (adopt.go). It then stays a go-sdk session
-// until it ends. With a shared store (adopt.go does the same across
+// session recorded by another (adopt.go). It is parked again once idle for
+// parkAfter, unless its go-sdk session holds what its initialize would not
+// bring back: a log level, a subscription, a task. With a shared store (adopt.go does the same across
 // replicas), --stateless or without an event store (--no-event-store,
 // where nothing would tell the fast path a session ended), sessions are
 // not parked.
@@ -57,9 +58,10 @@ func (s *Server) parkSessions(e http.Handler) http.Handler {
 	}
 	s.fastPath.SetParking(s.unpark, func(id string) {
 		// In the go-sdk's goroutine of the session: parked from another.
-		go s.parkSession(id, 0)
+		go s.parkSession(id, 0, true)
 	})
 	s.sessions.closeParked = func(id string) { s.fastPath.CloseParked(context.Background(), id) }
+	s.sessions.parkIdle = func(id string) { s.parkSession(id, 0, false) }
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get("Mcp-Session-Id")
 		if sid == "" {
@@ -70,22 +72,23 @@ func (s *Server) parkSessions(e http.Handler) http.Handler {
 			return
 		}
 		e.ServeHTTP(w, r)
-		if r.Method == http.MethodPost && s.fastPath.ParkReady(sid) {
-			s.parkSession(sid, 1) // this request is still counted
+		if r.Method == http.MethodPost && s.fastPath.ParkReady(sid, true) {
+			s.parkSession(sid, 1, true) // this request is still counted
 		}
 	})
 }
 
-// parkSession parks session sid once its initialization is done, when no
-// more than busy requests of it are in progress (the one ending now, or
-// none): notifications/initialized is handled after its POST is answered
-// or before, so both try.
-func (s *Server) parkSession(sid string, busy int) {
+// parkSession parks session sid when no more than busy requests of it are
+// in progress: first, once its initialization is done (the one ending
+// now, or none: notifications/initialized is handled after its POST is
+// answered or before, so both try); later, after it was idle for
+// parkAfter (the session table's timer).
+func (s *Server) parkSession(sid string, busy int, first bool) {
 	s.park.mu.Lock()
 	defer s.park.mu.Unlock()
 	// Only sessions of the Streamable HTTP endpoint: the table holds
 	// those.
-	if n, ok := s.sessions.busyCount(sid); !ok || n > busy || !s.fastPath.ParkReady(sid) {
+	if n, ok := s.sessions.busyCount(sid); !ok || n > busy || !s.fastPath.ParkReady(sid, first) {
 		return
 	}
 	if s.fastPath.Park(sid) {

@@ -17,6 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// defaultParkAfter is how long a session brought back from being parked
+// stays idle before it is parked again (park.go).
+const defaultParkAfter = time.Minute
+
 // sessionRetryAfter is the Retry-After, in seconds, of an initialize
 // refused because the server holds too many sessions.
 const sessionRetryAfter = 10
@@ -52,8 +56,11 @@ type sessionTable struct {
 	// session that closes (fastDispatcher.SessionClosed).
 	hooked bool
 	// closeParked ends a parked session (park.go), whose entry has no
-	// go-sdk session to close.
+	// go-sdk session to close; parkIdle parks a session idle for
+	// parkAfter.
 	closeParked func(id string)
+	parkIdle    func(id string)
+	parkAfter   time.Duration
 
 	mu      sync.Mutex
 	total   int                      // slots taken: sessions and reservations
@@ -71,11 +78,12 @@ type sessionEntry struct {
 	busy    int                // requests in progress and streams open
 	last    time.Time          // when busy last fell to 0
 	timer   *time.Timer
-	removed bool // the slot was given back
+	parkT   *time.Timer // parks the session once idle for parkAfter
+	removed bool        // the slot was given back
 }
 
 func newSessionTable(max, perCaller int, idle time.Duration, logger *slog.Logger) *sessionTable {
-	return &sessionTable{max: max, perCaller: perCaller, idle: idle, logger: logger,
+	return &sessionTable{max: max, perCaller: perCaller, idle: idle, logger: logger, parkAfter: defaultParkAfter,
 		callers: map[string]int{}, pending: map[string]*sessionEntry{}, byID: map[string]*sessionEntry{}}
 }
 
@@ -189,6 +197,9 @@ func (t *sessionTable) removeLocked(e *sessionEntry) {
 	if e.timer != nil {
 		e.timer.Stop()
 	}
+	if e.parkT != nil {
+		e.parkT.Stop()
+	}
 }
 
 // begin counts a request of session id in progress (a call, an event
@@ -200,8 +211,13 @@ func (t *sessionTable) begin(id string) func() {
 		t.mu.Unlock()
 		return func() {}
 	}
-	if e.busy++; e.busy == 1 && e.timer != nil {
-		e.timer.Stop()
+	if e.busy++; e.busy == 1 {
+		if e.timer != nil {
+			e.timer.Stop()
+		}
+		if e.parkT != nil {
+			e.parkT.Stop()
+		}
 	}
 	t.mu.Unlock()
 	return func() {
@@ -218,6 +234,14 @@ func (t *sessionTable) doneLocked(e *sessionEntry) {
 		return
 	}
 	e.last = time.Now()
+	if t.parkIdle != nil && e.ss != nil && e.id != "" {
+		if e.parkT == nil {
+			id := e.id
+			e.parkT = time.AfterFunc(t.parkAfter, func() { t.parkIdle(id) })
+		} else {
+			e.parkT.Reset(t.parkAfter)
+		}
+	}
 	if t.idle <= 0 {
 		return
 	}
@@ -255,6 +279,10 @@ func (t *sessionTable) parked(id string) {
 	t.mu.Lock()
 	if e := t.byID[id]; e != nil {
 		e.ss = nil
+		if e.parkT != nil {
+			e.parkT.Stop()
+			e.parkT = nil
+		}
 	}
 	t.mu.Unlock()
 }

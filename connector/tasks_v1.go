@@ -132,6 +132,7 @@ func (tr *taskRunner) serveV1(w http.ResponseWriter, r *http.Request, sid string
 					return
 				}
 			}
+			tr.s.fastPath.Pin(sid) // the task holds its go-sdk session: not parked again
 			params := &mcp.CallToolParamsRaw{Meta: p.Meta, Name: p.Name, Arguments: p.Arguments}
 			// The handler's questions name the task (tasks_v1_notify.go).
 			rt, named := tr.withV1Task(r)

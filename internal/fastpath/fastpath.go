@@ -239,9 +239,13 @@ type fastSession struct {
 	// parking is set while the go-sdk session is being closed to park
 	// it: the close is not the session's end.
 	parking atomic.Bool
-	// parkedOnce is set when the session was first parked: it is parked
-	// once, after its initialization (park.go).
+	// parkedOnce is set when the session was first parked, right after
+	// its initialization; later it is parked after an idle spell.
 	parkedOnce atomic.Bool
+	// pinned is set once the go-sdk session holds what making its
+	// initialize again would not bring back (a subscription, a task):
+	// it is not parked again.
+	pinned atomic.Bool
 	// ctx is cancelled when the session closes: calls on resumable
 	// streams outlive their HTTP request, as through the go-sdk.
 	ctx    context.Context

@@ -45,6 +45,8 @@ func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 			switch {
 			case method == "logging/setLevel" && err == nil:
 				fs.logging.Store(true)
+			case method == "resources/subscribe":
+				fs.pinned.Store(true) // the go-sdk server keeps its subscriptions
 			case method == "notifications/initialized":
 				if !fs.initialized.Swap(true) && f.onInitialized != nil {
 					f.onInitialized(id)
@@ -138,20 +140,20 @@ func (f *Handler) HookEvents(store mcp.EventStore) mcp.EventStore {
 // into a new go-sdk session (the connector's park.go decides when and
 // does it; TrackSessions binds the new go-sdk session).
 
-// Park parks session id, once, after its initialization, unless its
-// client chose a log level (the go-sdk session keeps it); it reports
+// Park parks session id (ParkReady says when it may be); it reports
 // whether it did. The caller makes sure that no request of the session is
 // in progress.
 func (f *Handler) Park(id string) bool {
 	x, ok := f.sessions.Load(id)
-	if !ok || !f.hooked {
+	if !ok || !f.hooked || !f.ParkReady(id, false) {
 		return false
 	}
 	fs := x.(*fastSession)
 	ss := fs.ss.Load()
-	if ss == nil || fs.init == nil || !fs.initialized.Load() || fs.logging.Load() || !fs.parkedOnce.CompareAndSwap(false, true) {
+	if ss == nil {
 		return false
 	}
+	fs.parkedOnce.Store(true)
 	fs.parking.Store(true)
 	fs.ss.Store(nil)
 	ss.Close()
@@ -159,15 +161,27 @@ func (f *Handler) Park(id string) bool {
 	return true
 }
 
-// ParkReady reports whether session id is ready to be parked: its
-// initialization done, never parked yet.
-func (f *Handler) ParkReady(id string) bool {
+// ParkReady reports whether session id may be parked: a go-sdk session
+// whose initialization is done and which holds nothing its initialize
+// would not bring back: no log level its client chose, no subscription,
+// no task (Pin). With first, only if it was never parked: the first time
+// comes right after the initialization.
+func (f *Handler) ParkReady(id string, first bool) bool {
 	x, ok := f.sessions.Load(id)
 	if !ok {
 		return false
 	}
 	fs := x.(*fastSession)
-	return fs.initialized.Load() && !fs.parkedOnce.Load() && !fs.logging.Load()
+	return fs.init != nil && fs.ss.Load() != nil && fs.initialized.Load() && !fs.logging.Load() && !fs.pinned.Load() &&
+		!(first && fs.parkedOnce.Load())
+}
+
+// Pin keeps session id from being parked again: its go-sdk session holds
+// what making its initialize again would not bring back.
+func (f *Handler) Pin(id string) {
+	if x, ok := f.sessions.Load(id); ok {
+		x.(*fastSession).pinned.Store(true)
+	}
 }
 
 // ParkedCount returns how many sessions are parked.
