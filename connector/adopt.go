@@ -235,6 +235,23 @@ func replay(next http.Handler, r *http.Request, body []byte, sessionID string) *
 	return rw
 }
 
+// remakeSession makes a session's initialize request init and its
+// notifications/initialized again into next, from r (its context, so its
+// token, and headers), under id, which nextSessionID hands the go-sdk; it
+// returns the initialize's HTTP status and whether the go-sdk made the
+// session. The caller holds the lock that keeps a new session from taking
+// id meanwhile (adopt.mu or park.mu).
+func (s *Server) remakeSession(next http.Handler, r *http.Request, id string, init []byte) (status int, ok bool) {
+	s.adopt.pending.Store(&id)
+	rec := replay(next, r, init, "")
+	s.adopt.pending.Store(nil)
+	if rec.Header().Get("Mcp-Session-Id") != id {
+		return rec.Code, false
+	}
+	replay(next, r, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), id)
+	return rec.Code, true
+}
+
 // adoptSession makes session id, recorded in the store by another
 // replica, live on this one too. When it cannot (no record, another
 // subject, the store down), it does nothing and the request is answered
@@ -261,14 +278,10 @@ func (s *Server) adoptSession(r *http.Request, id string, next http.Handler) {
 		s.logger.Warn("session not adopted: its record is not one this connector wrote", "session", id, "err", err)
 		return
 	}
-	s.adopt.pending.Store(&id)
-	init := replay(next, r, data.Init, "")
-	s.adopt.pending.Store(nil)
-	if got := init.Header().Get("Mcp-Session-Id"); got != id {
-		s.logger.Warn("session not adopted: replaying its initialize failed", "session", id, "status", init.Code)
+	if status, ok := s.remakeSession(next, r, id, data.Init); !ok {
+		s.logger.Warn("session not adopted: replaying its initialize failed", "session", id, "status", status)
 		return
 	}
-	replay(next, r, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), id)
 	s.adopt.touched.Store(id, time.Now())
 	s.applySubs(next, r, id, data.Subs)
 	if data.Level != "" {

@@ -140,14 +140,10 @@ func (s *Server) unparkLocked(r *http.Request, sid string, p fastpath.ParkedSess
 	rr := r.WithContext(context.WithValue(context.WithoutCancel(r.Context()), replayKey{}, true))
 	rr.Header = r.Header.Clone()
 	rr.Header.Set("Mcp-Protocol-Version", p.Version)
-	s.adopt.pending.Store(&sid)
-	rec := replay(s.park.endpoint, rr, p.Init, "")
-	s.adopt.pending.Store(nil)
-	if got := rec.Header().Get("Mcp-Session-Id"); got != sid {
-		s.logger.Warn("a parked session could not be brought back: its initialize failed", "session", sid, "status", rec.Code)
+	if status, ok := s.remakeSession(s.park.endpoint, rr, sid, p.Init); !ok {
+		s.logger.Warn("a parked session could not be brought back: its initialize failed", "session", sid, "status", status)
 		return nil
 	}
-	replay(s.park.endpoint, rr, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), sid)
 	ss := s.fastPath.Session(sid)
 	if ss == nil {
 		s.logger.Warn("a parked session could not be brought back", "session", sid)
