@@ -88,10 +88,10 @@ func (s *Server) parkSession(sid string, busy int, first bool) {
 	defer s.park.mu.Unlock()
 	// Only sessions of the Streamable HTTP endpoint: the table holds
 	// those.
-	if n, ok := s.sessions.busyCount(sid); !ok || n > busy || !s.fastPath.ParkReady(sid, first) {
+	if n, ok := s.sessions.busyCount(sid); !ok || n > busy {
 		return
 	}
-	if s.fastPath.Park(sid) {
+	if s.fastPath.Park(sid, first) {
 		s.sessions.parked(sid)
 	}
 }
@@ -108,11 +108,9 @@ func (s *Server) bringBack(w http.ResponseWriter, r *http.Request, sid string) b
 	if !parked {
 		return true
 	}
-	if p.UserID != "" {
-		if ti := auth.TokenInfoFromContext(r.Context()); ti == nil || ti.UserID != p.UserID {
-			http.Error(w, "session user mismatch", http.StatusForbidden)
-			return false
-		}
+	if !fastpath.OwnedBy(p.UserID, auth.TokenInfoFromContext(r.Context())) {
+		http.Error(w, "session user mismatch", http.StatusForbidden)
+		return false
 	}
 	if s.unparkLocked(r, sid, p) == nil {
 		s.fastPath.CloseParked(r.Context(), sid)

@@ -21,7 +21,8 @@ import (
 // error, with its code); with tracing, the trace id of the request's span.
 func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) || replaying(ctx) {
+		if strings.HasPrefix(method, "notifications/") || !s.logger.Enabled(ctx, slog.LevelInfo) || s.devOwn(req) ||
+			(method == "initialize" && replaying(ctx)) { // a parked session's, made again (park.go)
 			return next(ctx, method, req)
 		}
 		start := time.Now()
@@ -38,10 +39,8 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.ReadResourceParams:
 			attrs = append(attrs, slog.String("uri", p.URI))
 		}
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ss.ID() != "" {
-			attrs = append(attrs, slog.String("session", ss.ID()))
-		} else if cs := fastpath.CallSessionFrom(ctx); cs != nil {
-			attrs = append(attrs, slog.String("session", cs.ID)) // parked (park.go)
+		if id := fastpath.SessionID(ctx, req); id != "" {
+			attrs = append(attrs, slog.String("session", id))
 		}
 		attrs = append(attrs, slog.Duration("duration", time.Since(start)))
 		if s.tel.Tracing() {

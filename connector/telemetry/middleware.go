@@ -142,7 +142,6 @@ func (t *Telemetry) describe(method string, req mcp.Request) request {
 		}
 	}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
-		d.session = ss.ID()
 		if d.version == "" {
 			if ip := ss.InitializeParams(); ip != nil {
 				d.version = ip.ProtocolVersion
@@ -165,11 +164,7 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		start := time.Now()
 		d := t.describe(method, req)
-		if d.session == "" {
-			if cs := fastpath.CallSessionFrom(ctx); cs != nil {
-				d.session = cs.ID // a parked session's call
-			}
-		}
+		d.session = fastpath.SessionID(ctx, req) // parked sessions' too
 		var span trace.Span
 		if t.tracing {
 			ctx, span = t.startServer(ctx, start, d, req)

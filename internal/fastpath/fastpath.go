@@ -440,10 +440,8 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if (mayAsk && !fs.eligible) || (mayLog && fs.logging.Load()) {
 			return false
 		}
-		if fs.userID != "" {
-			if ti := auth.TokenInfoFromContext(r.Context()); ti == nil || ti.UserID != fs.userID {
-				return false // the go-sdk answers 403
-			}
+		if !OwnedBy(fs.userID, auth.TokenInfoFromContext(r.Context())) {
+			return false // the go-sdk answers 403
 		}
 	}
 

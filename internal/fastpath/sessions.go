@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/mcpgen/mcpgen/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -140,12 +141,32 @@ func (f *Handler) HookEvents(store mcp.EventStore) mcp.EventStore {
 // into a new go-sdk session (the connector's park.go decides when and
 // does it; TrackSessions binds the new go-sdk session).
 
-// Park parks session id (ParkReady says when it may be); it reports
-// whether it did. The caller makes sure that no request of the session is
-// in progress.
-func (f *Handler) Park(id string) bool {
+// OwnedBy reports whether a request whose token is ti may use a session
+// its owner opened ("" for a session opened without auth): the go-sdk's
+// rule, which answers 403 otherwise.
+func OwnedBy(owner string, ti *auth.TokenInfo) bool {
+	return owner == "" || (ti != nil && ti.UserID == owner)
+}
+
+// SessionID returns the id of the session of request req, served in ctx:
+// its go-sdk session's, or, while parked, the one ctx names
+// (CallSession); "" for a request without a session.
+func SessionID(ctx context.Context, req mcp.Request) string {
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		return ss.ID()
+	}
+	if cs := CallSessionFrom(ctx); cs != nil {
+		return cs.ID
+	}
+	return ""
+}
+
+// Park parks session id when ParkReady(id, first) says it may be; it
+// reports whether it did. The caller makes sure that no request of the
+// session is in progress.
+func (f *Handler) Park(id string, first bool) bool {
 	x, ok := f.sessions.Load(id)
-	if !ok || !f.hooked || !f.ParkReady(id, false) {
+	if !ok || !f.hooked || !f.ParkReady(id, first) {
 		return false
 	}
 	fs := x.(*fastSession)
