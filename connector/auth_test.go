@@ -97,6 +97,13 @@ func authApp() *connector.App {
 // URL and the log.
 func serveAuth(t testing.TB, app *connector.App, a authgate.Auth, opts ...connector.Option) (string, *syncBuffer) {
 	t.Helper()
+	_, base, log := serveAuthServer(t, app, a, opts...)
+	return base, log
+}
+
+// serveAuthServer is serveAuth, also returning the server.
+func serveAuthServer(t testing.TB, app *connector.App, a authgate.Auth, opts ...connector.Option) (*connector.Server, string, *syncBuffer) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +121,7 @@ func serveAuth(t testing.TB, app *connector.App, a authgate.Auth, opts ...connec
 	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: mux}}
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return base, log
+	return s, base, log
 }
 
 // bearer adds a (changeable) access token to every request.
