@@ -4,7 +4,8 @@
 // and not kept in the repository).
 //
 // With BENCH_CPUPROFILE set, it writes a CPU profile of its whole run to
-// that file when it stops.
+// that file when it stops, and its allocations (pprof's allocs profile)
+// beside it, in FILE.allocs.
 package main
 
 import (
@@ -28,6 +29,13 @@ func main() {
 	}
 	code := mcpgen.Main(mcpgenApp())
 	pprof.StopCPUProfile()
+	f.Close()
+	if f, err = os.Create(path + ".allocs"); err != nil {
+		panic(err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		panic(err)
+	}
 	f.Close()
 	os.Exit(code)
 }

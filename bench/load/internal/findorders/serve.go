@@ -30,7 +30,8 @@ func ParseFlags() Flags {
 }
 
 // Serve serves h at /mcp on addr until SIGINT or SIGTERM. With
-// BENCH_CPUPROFILE set it writes a CPU profile of the whole run there.
+// BENCH_CPUPROFILE set it writes a CPU profile of the whole run there,
+// and its allocations (pprof's allocs profile) beside it, in FILE.allocs.
 func Serve(addr string, h http.Handler) {
 	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
@@ -40,7 +41,11 @@ func Serve(addr string, h http.Handler) {
 		if err := pprof.StartCPUProfile(f); err != nil {
 			fail(err)
 		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+			writeAllocs(path + ".allocs")
+		}()
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -58,6 +63,18 @@ func Serve(addr string, h http.Handler) {
 	defer cancel()
 	srv.Shutdown(sctx)
 	srv.Close()
+}
+
+// writeAllocs writes the allocations of the whole run to path.
+func writeAllocs(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fail(err)
+	}
 }
 
 func fail(err error) {
