@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/internal/cmdline"
 	"github.com/mcpgen/mcpgen/internal/httpedge"
+	"github.com/mcpgen/mcpgen/internal/logbuf"
 )
 
 // Main runs a connector binary: it parses os.Args, serves until SIGINT or
@@ -135,6 +136,12 @@ func Run(ctx context.Context, app *App, args []string, stdin io.Reader, stdout, 
 		}
 		return httpedge.ProbeHealth(ctx, listen, stderr)
 	}
+	// From here on, what goes to stderr (the request log above all) is
+	// gathered for a moment and written together (logbuf): a line per
+	// request written on its own costs a system call each.
+	lw := logbuf.New(stderr, 0)
+	defer lw.Close()
+	stderr = lw
 	logger, err := newLogger(stderr, *dep.logFormat, *dep.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)

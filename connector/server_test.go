@@ -763,6 +763,16 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
+// waitFor returns what was written once it contains want, or fails the test
+// after 5s. A connector's log lines reach its stderr within a moment of
+// the request's answer (logbuf), not before it.
+func (b *syncBuffer) waitFor(t testing.TB, want string) string {
+	t.Helper()
+	var s string
+	waitFor(t, fmt.Sprintf("%q in the log", want), func() bool { s = b.String(); return strings.Contains(s, want) })
+	return s
+}
+
 // TestMultiRoundTrip asks two questions in one tool call. Under 2026-07-28
 // each question ends the call with an input-required result; the handler
 // runs again with the answers. Older clients are asked directly.
