@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/connector/telemetry"
 	"github.com/mcpgen/mcpgen/internal/cmdline"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // observe hooks the server's telemetry into both request paths (the
@@ -32,7 +33,17 @@ func (s *Server) observe() error {
 		prompts = append(prompts, n)
 	}
 	t.SetNames(tools, prompts)
-	s.use(t.Middleware)
+	s.use(func(next mcp.MethodHandler) mcp.MethodHandler {
+		traced := t.Middleware(next)
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			// A parked session's initialize, made again to bring it back
+			// (park.go), is not the client's: no span, no measurement.
+			if (method == "initialize" || method == "notifications/initialized") && replaying(ctx) {
+				return next(ctx, method, req)
+			}
+			return traced(ctx, method, req)
+		}
+	})
 	s.mcp.AddSendingMiddleware(t.Sending)
 	return t.ObserveSessions(func() int64 { return int64(s.fastPath.SessionCount()) })
 }

@@ -104,6 +104,42 @@ func TestSessionParked(t *testing.T) {
 	}
 }
 
+// TestSessionParkedTelemetry checks that bringing a parked session back
+// is not traced as the client's requests: the initialize made again gets
+// no span.
+func TestSessionParkedTelemetry(t *testing.T) {
+	t.Parallel()
+	tel, rec, _ := observed(t)
+	s, err := connector.NewServer(parkApp(), connector.WithLogger(quietLogger(io.Discard)), connector.WithTelemetry(tel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	c := newSessionClient(t, ts.URL, "127.0.0.1")
+	h, resp, body := c.open()
+	if h == nil {
+		t.Fatalf("initialize: %s %s", resp.Status, body)
+	}
+	waitFor(t, "the session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`, h)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Ada") || connector.ParkedCount(s) != 0 {
+		t.Fatalf("prompts/get in a parked session: %s %s", resp.Status, body)
+	}
+	var inits, prompts int
+	for _, sp := range rec.Ended() {
+		switch {
+		case strings.HasPrefix(sp.Name(), "initialize"):
+			inits++
+		case strings.HasPrefix(sp.Name(), "prompts/get"):
+			prompts++
+		}
+	}
+	if inits != 1 || prompts != 1 {
+		t.Errorf("spans %v: want one initialize (the client's) and one prompts/get", names(rec.Ended()))
+	}
+}
+
 // TestSessionParkedEnds checks how a parked session ends: DELETE ends it
 // (and a request after it is told so), the idle timeout ends it and gives
 // its slot back, and a GET stream brings it back and keeps it.
