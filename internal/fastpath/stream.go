@@ -48,7 +48,14 @@ type fastStream struct {
 func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
 	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
 	defer cleanup()
-	stream := rand.Text()
+	// The stream's id, drawn when the stream starts: most answers are
+	// plain JSON and need none.
+	var stream string
+	name := func() {
+		if stream == "" {
+			stream = rand.Text()
+		}
+	}
 	wh := w.Header()
 	var (
 		mu      sync.Mutex // guards w, ended, closed, started and primed
@@ -66,6 +73,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 			return
 		}
 		started = true
+		name()
 		st = &fastStream{done: make(chan struct{})}
 		f.streams.Store(stream, st)
 		wh["Content-Type"] = []string{"text/event-stream"}
@@ -86,6 +94,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 			return
 		}
 		primed = true
+		name()
 		if err := f.record(ctx, sid, stream, nil); err != nil {
 			f.cfg.Logger.Warn("storing priming event", "err", err)
 		}
