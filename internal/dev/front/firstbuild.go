@@ -13,9 +13,11 @@ import (
 )
 
 // firstBuildWait bounds how long the front holds a host's request while the
-// first build runs. Hosts give a request about a minute; answering with what
-// there is (nothing, and a list_changed later) beats timing out.
-const firstBuildWait = 30 * time.Second
+// first build runs. Hosts give a request about a minute (the TypeScript
+// SDK's default is 60s); answering with what there is (nothing, and a
+// list_changed later) beats timing out. A first build on a busy machine
+// with a cold build cache can take more than half of that.
+const firstBuildWait = 50 * time.Second
 
 // startGate is closed once the first build has been reported, good or bad.
 type startGate struct {
