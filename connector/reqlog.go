@@ -27,48 +27,58 @@ func (s *Server) requestLog(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		start := time.Now()
 		res, err := next(ctx, method, req)
-		attrs := make([]slog.Attr, 0, 8)
-		attrs = append(attrs, slog.String("method", method))
-		switch p := req.GetParams().(type) {
-		case *mcp.CallToolParamsRaw:
-			attrs = append(attrs, slog.String("tool", p.Name))
-		case *mcp.CallToolParams:
-			attrs = append(attrs, slog.String("tool", p.Name))
-		case *mcp.GetPromptParams:
-			attrs = append(attrs, slog.String("prompt", p.Name))
-		case *mcp.ReadResourceParams:
-			attrs = append(attrs, slog.String("uri", p.URI))
-		}
-		if id := fastpath.SessionID(ctx, req); id != "" {
-			attrs = append(attrs, slog.String("session", id))
-		}
-		attrs = append(attrs, slog.Duration("duration", time.Since(start)))
-		if s.tel.Tracing() {
-			// The request's span (observe.go) is around this middleware.
-			if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-				attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
-			}
-		}
-		level := slog.LevelInfo
-		switch {
-		case err != nil:
-			var we *jsonrpc.Error
-			code := int64(jsonrpc.CodeInternalError)
-			if errors.As(err, &we) {
-				code = we.Code
-			}
-			attrs = append(attrs, slog.String("outcome", "error"), slog.Int64("code", code), slog.String("err", err.Error()))
-			if errors.Is(err, context.Canceled) {
-				attrs[len(attrs)-3] = slog.String("outcome", "cancelled")
-			}
-		case isToolError(res):
-			attrs = append(attrs, slog.String("outcome", "tool_error"))
-		default:
-			attrs = append(attrs, slog.String("outcome", "ok"))
-		}
-		s.logRequest(ctx, level, attrs)
+		s.requestLine(ctx, method, req, start, res, err)
 		return res, err
 	}
+}
+
+// requestLine writes the log line of a request that took since start and
+// ended with res and err. It is a function of its own, not part of the
+// middleware's closure, so that its locals (the record's attributes) take
+// no room on the stack while the handler runs: a request's goroutine
+// whose stack stays within its first size is not grown and copied again
+// after each garbage collection shrinks it.
+func (s *Server) requestLine(ctx context.Context, method string, req mcp.Request, start time.Time, res mcp.Result, err error) {
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.String("method", method))
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		attrs = append(attrs, slog.String("tool", p.Name))
+	case *mcp.CallToolParams:
+		attrs = append(attrs, slog.String("tool", p.Name))
+	case *mcp.GetPromptParams:
+		attrs = append(attrs, slog.String("prompt", p.Name))
+	case *mcp.ReadResourceParams:
+		attrs = append(attrs, slog.String("uri", p.URI))
+	}
+	if id := fastpath.SessionID(ctx, req); id != "" {
+		attrs = append(attrs, slog.String("session", id))
+	}
+	attrs = append(attrs, slog.Duration("duration", time.Since(start)))
+	if s.tel.Tracing() {
+		// The request's span (observe.go) is around this middleware.
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
+		}
+	}
+	level := slog.LevelInfo
+	switch {
+	case err != nil:
+		var we *jsonrpc.Error
+		code := int64(jsonrpc.CodeInternalError)
+		if errors.As(err, &we) {
+			code = we.Code
+		}
+		attrs = append(attrs, slog.String("outcome", "error"), slog.Int64("code", code), slog.String("err", err.Error()))
+		if errors.Is(err, context.Canceled) {
+			attrs[len(attrs)-3] = slog.String("outcome", "cancelled")
+		}
+	case isToolError(res):
+		attrs = append(attrs, slog.String("outcome", "tool_error"))
+	default:
+		attrs = append(attrs, slog.String("outcome", "ok"))
+	}
+	s.logRequest(ctx, level, attrs)
 }
 
 // logRequest writes the request line. Through mcpgen's own text handler,
