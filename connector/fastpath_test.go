@@ -231,6 +231,46 @@ func TestFastPathNotifications(t *testing.T) {
 	})
 }
 
+// TestFastPathSessionEnd ends a session while the runtime answers one of
+// its calls itself: the handler's context is cancelled, with both kinds of
+// answer (plain JSON, and a resumable stream at 2025-11-25).
+func TestFastPathSessionEnd(t *testing.T) {
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) {
+			p := newProbe()
+			url := serveHTTP(t, testApp(p))
+			h := rawSession(t, url)
+			h["Mcp-Protocol-Version"] = v
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				resp := post(t, url, `{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"wait","arguments":{}}}`, h)
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}()
+			<-p.started
+			req, _ := http.NewRequest("DELETE", url, nil)
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			select {
+			case err := <-p.cancelled:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("handler ctx.Err() = %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the session's end did not reach the handler's context")
+			}
+			<-done
+		})
+	}
+}
+
 // TestFastPathCancel cancels a call the runtime answers itself: the
 // handler's context is cancelled and no result is sent.
 func TestFastPathCancel(t *testing.T) {

@@ -483,8 +483,7 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		stop := context.AfterFunc(fs.ctx, cancel) // the session closed
-		cleanups = append(cleanups, cancel, func() { stop() })
+		cleanups = append(cleanups, cancel)
 		call = &fastCall{cancel: cancel}
 		key := inflightKey{sid, string(req.ID)}
 		if _, dup := f.inflight.LoadOrStore(key, call); dup {
@@ -495,6 +494,11 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 			return true
 		}
 		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
+		// The session's end cancels its calls in flight (endSession); one
+		// that ended before this call was registered is seen here.
+		if fs.ctx.Err() != nil {
+			cancel()
+		}
 	}
 	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || wire.CancelledByClient(ctx) }
 	encode := func(res mcp.Result, err error) []byte {

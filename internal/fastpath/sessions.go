@@ -71,7 +71,7 @@ func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		go func() {
 			ss.Wait()
-			fs.cancel()
+			f.endSession(fs)
 			f.sessions.CompareAndDelete(id, fs)
 		}()
 		return res, err
@@ -96,8 +96,22 @@ func (f *Handler) newSession(ss *mcp.ServerSession, ip *mcp.InitializeParams, ex
 // sessionClosed forgets a session and ends the calls it has in flight.
 func (f *Handler) sessionClosed(id string) {
 	if x, ok := f.sessions.LoadAndDelete(id); ok {
-		x.(*fastSession).cancel()
+		f.endSession(x.(*fastSession))
 	}
+}
+
+// endSession cancels session fs's context and its calls in flight. The
+// calls are found in the in-flight table rather than each registered with
+// the session's context: a session ends once, and a call starts every
+// time (serve checks the context after registering).
+func (f *Handler) endSession(fs *fastSession) {
+	fs.cancel()
+	f.inflight.Range(func(k, v any) bool {
+		if k.(inflightKey).session == fs.id {
+			v.(*fastCall).cancel()
+		}
+		return true
+	})
 }
 
 // closeHook is the sessions' event store, which the go-sdk tells when a
