@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 )
 
 // newLogger returns the logger of a connector binary: format "text"
@@ -126,13 +127,52 @@ func singleLine(r slog.Record) bool {
 	}
 	single := true
 	r.Attrs(func(a slog.Attr) bool {
-		switch a.Value.Kind() {
-		case slog.KindAny:
-			single = false
-		case slog.KindString:
-			single = !strings.Contains(a.Value.String(), "\n")
-		}
+		single = attrSingleLine(a)
 		return single
 	})
 	return single
+}
+
+// attrSingleLine reports whether a is written on its record's line: it is
+// not a string of several lines, nor a value of any kind (which may print
+// as several).
+func attrSingleLine(a slog.Attr) bool {
+	switch a.Value.Kind() {
+	case slog.KindAny:
+		return false
+	case slog.KindString:
+		return !strings.Contains(a.Value.String(), "\n")
+	}
+	return true
+}
+
+// writeAttrs writes the record of level, msg and attrs, timed t, as
+// Handle would, without making the record (a slog.Record is copied into
+// every function it is given to, a few hundred bytes of a request's stack
+// each time). It reports false, having written nothing, when Handle must
+// write it: the handler is not plain, or the line is not one appendText
+// writes.
+func (h *textHandler) writeAttrs(t time.Time, level slog.Level, msg string, attrs []slog.Attr) (bool, error) {
+	if !h.plain || strings.Contains(msg, "\n") {
+		return false, nil
+	}
+	for _, a := range attrs {
+		if !attrSingleLine(a) {
+			return false, nil
+		}
+	}
+	bp := textLines.Get().(*[]byte)
+	line, ok := appendTextAttrs((*bp)[:0], t, level, msg, attrs)
+	if !ok {
+		textLines.Put(bp)
+		return false, nil
+	}
+	h.mu.Lock()
+	_, err := h.w.Write(line)
+	h.mu.Unlock()
+	if cap(line) <= 4<<10 {
+		*bp = line
+		textLines.Put(bp)
+	}
+	return true, err
 }

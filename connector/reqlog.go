@@ -82,15 +82,27 @@ func (s *Server) requestLine(ctx context.Context, method string, req mcp.Request
 }
 
 // logRequest writes the request line. Through mcpgen's own text handler,
-// which never writes the source line, the record is handed to it
-// directly: slog.Logger would first walk the stack for the caller's pc.
+// which never writes the source line, the line is written from attrs
+// (textHandler.writeAttrs), or the record handed to the handler directly:
+// slog.Logger would first walk the stack for the caller's pc.
 func (s *Server) logRequest(ctx context.Context, level slog.Level, attrs []slog.Attr) {
 	h, ok := s.logger.Handler().(*textHandler)
 	if !ok {
 		s.logger.LogAttrs(ctx, level, "request", attrs...)
 		return
 	}
-	r := slog.NewRecord(time.Now(), level, "request", 0)
+	now := time.Now()
+	if done, _ := h.writeAttrs(now, level, "request", attrs); !done {
+		handleRecord(ctx, h, now, level, attrs)
+	}
+}
+
+// handleRecord hands the request line to h as a record. It is kept apart
+// from logRequest so that the record takes stack only when it is made.
+//
+//go:noinline
+func handleRecord(ctx context.Context, h *textHandler, now time.Time, level slog.Level, attrs []slog.Attr) {
+	r := slog.NewRecord(now, level, "request", 0)
 	r.AddAttrs(attrs...)
 	_ = h.Handle(ctx, r)
 }

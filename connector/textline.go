@@ -20,43 +20,66 @@ import (
 // copied through the handler chain, each value dispatched by kind, the
 // output assembled in a pooled state) was a tenth of a fast-path call.
 func appendText(b []byte, r slog.Record) ([]byte, bool) {
-	if !r.Time.IsZero() {
-		b = append(b, "time="...)
-		b = appendRFC3339Millis(b, r.Time.Round(0))
-		b = append(b, ' ')
-	}
-	b = append(b, "level="...)
-	b = appendTextString(b, r.Level.String())
-	b = append(b, " msg="...)
-	b = appendTextString(b, r.Message)
+	b = appendTextHead(b, r.Time, r.Level, r.Message)
 	ok := true
 	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "" {
-			ok = false // slog elides some of these
-			return false
-		}
-		b = append(b, ' ')
-		b = appendTextString(b, a.Key)
-		b = append(b, '=')
-		switch v := a.Value; v.Kind() {
-		case slog.KindString:
-			b = appendTextString(b, v.String())
-		case slog.KindInt64:
-			b = strconv.AppendInt(b, v.Int64(), 10)
-		case slog.KindUint64:
-			b = strconv.AppendUint(b, v.Uint64(), 10)
-		case slog.KindFloat64:
-			b = strconv.AppendFloat(b, v.Float64(), 'g', -1, 64)
-		case slog.KindBool:
-			b = strconv.AppendBool(b, v.Bool())
-		case slog.KindDuration:
-			b = append(b, v.Duration().String()...)
-		default:
-			ok = false
-		}
+		b, ok = appendTextAttr(b, a)
 		return ok
 	})
 	return append(b, '\n'), ok
+}
+
+// appendTextAttrs is appendText for a record given as its parts, without
+// building it: the request log's line (requestLine) is made this way.
+func appendTextAttrs(b []byte, t time.Time, level slog.Level, msg string, attrs []slog.Attr) ([]byte, bool) {
+	b = appendTextHead(b, t, level, msg)
+	for _, a := range attrs {
+		var ok bool
+		if b, ok = appendTextAttr(b, a); !ok {
+			return b, false
+		}
+	}
+	return append(b, '\n'), true
+}
+
+// appendTextHead appends a line's time, level and message.
+func appendTextHead(b []byte, t time.Time, level slog.Level, msg string) []byte {
+	if !t.IsZero() {
+		b = append(b, "time="...)
+		b = appendRFC3339Millis(b, t.Round(0))
+		b = append(b, ' ')
+	}
+	b = append(b, "level="...)
+	b = appendTextString(b, level.String())
+	b = append(b, " msg="...)
+	return appendTextString(b, msg)
+}
+
+// appendTextAttr appends one attribute as key=value; ok is false for one
+// slog formats otherwise (an empty key, which slog may elide, or a kind
+// other than string, number, boolean and duration).
+func appendTextAttr(b []byte, a slog.Attr) ([]byte, bool) {
+	if a.Key == "" {
+		return b, false
+	}
+	b = append(b, ' ')
+	b = appendTextString(b, a.Key)
+	b = append(b, '=')
+	switch v := a.Value; v.Kind() {
+	case slog.KindString:
+		return appendTextString(b, v.String()), true
+	case slog.KindInt64:
+		return strconv.AppendInt(b, v.Int64(), 10), true
+	case slog.KindUint64:
+		return strconv.AppendUint(b, v.Uint64(), 10), true
+	case slog.KindFloat64:
+		return strconv.AppendFloat(b, v.Float64(), 'g', -1, 64), true
+	case slog.KindBool:
+		return strconv.AppendBool(b, v.Bool()), true
+	case slog.KindDuration:
+		return append(b, v.Duration().String()...), true
+	}
+	return b, false
 }
 
 // appendRFC3339Millis is slog's time format: RFC 3339 with exactly three

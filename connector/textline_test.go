@@ -53,6 +53,24 @@ func sameAsSlog(t *testing.T, r slog.Record) {
 	if got.String() != want.String() {
 		t.Fatalf("\n got %q\nwant %q", got.String(), want.String())
 	}
+	// The same record given as its parts (the request log's way) is
+	// written the same, or declined exactly when appendText declines it.
+	var attrs []slog.Attr
+	r.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a); return true })
+	var parts bytes.Buffer
+	done, err := newTextHandler(&parts, opts).writeAttrs(r.Time, r.Level, r.Message, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := appendText(nil, r); done != ok {
+		t.Fatalf("writeAttrs wrote it: %v; appendText writes it: %v", done, ok)
+	}
+	if done && parts.String() != want.String() {
+		t.Fatalf("from parts\n got %q\nwant %q", parts.String(), want.String())
+	}
+	if !done && parts.Len() != 0 {
+		t.Fatalf("writeAttrs declined, having written %q", parts.String())
+	}
 }
 
 func TestTextHandlerWritesSlogLines(t *testing.T) {
