@@ -170,36 +170,44 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			ctx, span = t.startServer(ctx, start, d, req)
 		}
 		res, err := next(ctx, method, req)
-		outcome, errType, errMsg := classify(res, err)
-		ms := t.attrSets.get(t, metricKey{
-			method: d.method, tool: d.tool, prompt: d.prompt, outcome: outcome,
-			errType: errType, version: d.version, transport: d.transport,
-		})
-		n, sized := resultSize(res)
-		sized = sized && err == nil
-		if ms.series != nil {
-			ms.series.record(time.Since(start).Seconds(), n, sized)
-		} else {
-			opt := metric.WithAttributeSet(ms.set)
-			t.duration.Record(ctx, time.Since(start).Seconds(), opt)
-			if sized {
-				t.resultSize.Record(ctx, n, opt)
-			}
-		}
-		if span != nil {
-			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && len(r.InputRequests) > 0 {
-				inputRequired(span, r.InputRequests)
-			}
-			if errType != "" {
-				span.SetAttributes(keyErrorType.String(errType))
-				if outcome == outcomeError {
-					span.SetAttributes(keyStatusCode.String(errType))
-				}
-				span.SetStatus(codes.Error, errMsg)
-			}
-			span.End()
-		}
+		t.finish(ctx, start, &d, span, res, err)
 		return res, err
+	}
+}
+
+// finish measures a request that started at start and ended with res and
+// err, and ends its span (nil without tracing). It is a function of its
+// own, not part of the middleware's closure, so that its locals take no
+// room on the stack while the handler runs (see connector's requestLine).
+func (t *Telemetry) finish(ctx context.Context, start time.Time, d *request, span trace.Span, res mcp.Result, err error) {
+	outcome, errType, errMsg := classify(res, err)
+	ms := t.attrSets.get(t, metricKey{
+		method: d.method, tool: d.tool, prompt: d.prompt, outcome: outcome,
+		errType: errType, version: d.version, transport: d.transport,
+	})
+	n, sized := resultSize(res)
+	sized = sized && err == nil
+	if ms.series != nil {
+		ms.series.record(time.Since(start).Seconds(), n, sized)
+	} else {
+		opt := metric.WithAttributeSet(ms.set)
+		t.duration.Record(ctx, time.Since(start).Seconds(), opt)
+		if sized {
+			t.resultSize.Record(ctx, n, opt)
+		}
+	}
+	if span != nil {
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && len(r.InputRequests) > 0 {
+			inputRequired(span, r.InputRequests)
+		}
+		if errType != "" {
+			span.SetAttributes(keyErrorType.String(errType))
+			if outcome == outcomeError {
+				span.SetAttributes(keyStatusCode.String(errType))
+			}
+			span.SetStatus(codes.Error, errMsg)
+		}
+		span.End()
 	}
 }
 
