@@ -451,11 +451,17 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	var (
 		call      *fastCall
 		resumable bool
-		cleanups  []func() // when the call has ended
+		cancel    context.CancelFunc // the call's context (a session's call)
+		inflight  inflightKey        // the call's entry in f.inflight, when registered
+		listed    bool
 	)
+	// cleanup undoes, once the call has ended, what was set up for it.
 	cleanup := func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
+		if listed {
+			f.inflight.Delete(inflight)
+		}
+		if cancel != nil {
+			cancel()
 		}
 	}
 	if fs != nil {
@@ -481,19 +487,17 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if resumable {
 			ctx = context.WithoutCancel(ctx)
 		}
-		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		cleanups = append(cleanups, cancel)
 		call = &fastCall{cancel: cancel}
-		key := inflightKey{sid, string(req.ID)}
-		if _, dup := f.inflight.LoadOrStore(key, call); dup {
+		inflight = inflightKey{sid, string(req.ID)}
+		if _, dup := f.inflight.LoadOrStore(inflight, call); dup {
 			cleanup()
 			wh["Content-Type"] = []string{"application/json"}
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write(wire.ErrorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
 			return true
 		}
-		cleanups = append(cleanups, func() { f.inflight.Delete(key) })
+		listed = true
 		// The session's end cancels its calls in flight (endSession); one
 		// that ended before this call was registered is seen here.
 		if fs.ctx.Err() != nil {
