@@ -155,6 +155,7 @@ type Handler struct {
 	sessions sync.Map                  // session ID -> *fastSession (sessions era)
 	streams  sync.Map                  // stream ID -> *fastStream (resumable answers in progress)
 	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
+	primer   *later                    // primes the resumable answers of calls running past primeDelay
 	lists    [3]atomic.Pointer[[]byte] // encoded tools/list results, by listEra
 
 	// events is the sessions' event store (nil without one): a call in a
@@ -179,7 +180,7 @@ func New(cfg Config, d Dispatcher) *Handler {
 		cfg.PageSize = mcp.DefaultPageSize
 	}
 	implJSON, _ := json.Marshal(cfg.Impl)
-	return &Handler{cfg: cfg, d: d, implJSON: implJSON}
+	return &Handler{cfg: cfg, d: d, implJSON: implJSON, primer: newLater(primeDelay, primeDelay/4)}
 }
 
 // SetNext sets the handler of every request the fast path declines: the
@@ -273,9 +274,9 @@ type fastCall struct {
 }
 
 // primeDelay is how long a call in a session at 2025-11-25 or later runs
-// before its priming event goes out, so that its client can resume the
-// answer if the connection drops. A call that ends sooner is answered
-// whole (serveStream).
+// before its priming event goes out (up to a quarter more: later), so
+// that its client can resume the answer if the connection drops. A call
+// that ends sooner is answered whole (serveStream).
 const primeDelay = 20 * time.Millisecond
 
 // plainMax is the largest answer to such a call that ends within

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -101,7 +100,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 	}
 	// Past primeDelay the priming event goes out on its own, so that the
 	// client has an event id to resume from.
-	prime := time.AfterFunc(primeDelay, func() {
+	prime := f.primer.add(func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if !ended && !closed {
@@ -136,7 +135,7 @@ func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx contex
 		}
 	}
 	res, err := run(ctx, method, mreq)
-	prime.Stop()
+	f.primer.cancel(prime)
 	mu.Lock()
 	defer mu.Unlock()
 	ended = true
