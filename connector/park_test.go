@@ -301,3 +301,58 @@ func (o *parkedOwner) post(token, body string) (*http.Response, string) {
 	resp.Body.Close()
 	return resp, string(b)
 }
+
+// TestSessionParkedAgain checks that a session brought back is parked
+// again after an idle spell, unless its go-sdk session holds what its
+// initialize would not bring back: a log level, a subscription (until
+// it unsubscribes).
+func TestSessionParkedAgain(t *testing.T) {
+	t.Parallel()
+	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	connector.SetParkAfter(s, 150*time.Millisecond)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	c := newSessionClient(t, ts.URL, "127.0.0.1")
+	plain, _, _ := c.open()
+	leveled, _, _ := c.open()
+	subscribed, _, _ := c.open()
+	waitFor(t, "the three sessions parked", func() bool { return connector.ParkedCount(s) == 3 })
+
+	for _, r := range []struct {
+		h    map[string]string
+		body string
+	}{
+		{plain, `{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`},
+		{leveled, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`},
+		{subscribed, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`},
+	} {
+		if resp, body := c.do("POST", r.body, r.h); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
+			t.Fatalf("%s: %s %s", r.body, resp.Status, body)
+		}
+	}
+	if n := connector.ParkedCount(s); n != 0 {
+		t.Fatalf("%d sessions parked after each was brought back, want 0", n)
+	}
+	waitFor(t, "the plain session parked again", func() bool { return connector.ParkedCount(s) == 1 })
+	time.Sleep(400 * time.Millisecond)
+	if n := connector.ParkedCount(s); n != 1 {
+		t.Errorf("%d sessions parked; want 1: a session with a log level or a subscription is not parked again", n)
+	}
+	// The plain one, parked again, still serves, and comes back again.
+	if resp, body := c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`, plain); resp.StatusCode != http.StatusOK || !strings.Contains(body, "greet") {
+		t.Fatalf("prompts/list in a session parked twice: %s %s", resp.Status, body)
+	}
+	// Once it has unsubscribed, the subscribed one holds nothing more and
+	// is parked again too.
+	if resp, body := c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"test://watched"}}`, subscribed); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
+		t.Fatalf("resources/unsubscribe: %s %s", resp.Status, body)
+	}
+	waitFor(t, "the unsubscribed session parked again", func() bool { return connector.ParkedCount(s) == 2 })
+	time.Sleep(400 * time.Millisecond)
+	if n := connector.ParkedCount(s); n != 2 {
+		t.Errorf("%d sessions parked; want 2: the one with a log level stays", n)
+	}
+}
