@@ -244,9 +244,13 @@ type fastSession struct {
 	// its initialization; later it is parked after an idle spell.
 	parkedOnce atomic.Bool
 	// pinned is set once the go-sdk session holds what making its
-	// initialize again would not bring back (a subscription, a task):
-	// it is not parked again.
+	// initialize again would not bring back (a task): it is not parked
+	// again.
 	pinned atomic.Bool
+	// subs are the resources the go-sdk session is subscribed to: while
+	// there are any, it is not parked again.
+	subsMu sync.Mutex
+	subs   map[string]struct{}
 	// ctx is cancelled when the session closes: calls on resumable
 	// streams outlive their HTTP request, as through the go-sdk.
 	ctx    context.Context

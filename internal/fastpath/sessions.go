@@ -46,8 +46,14 @@ func (f *Handler) TrackSessions(next mcp.MethodHandler) mcp.MethodHandler {
 			switch {
 			case method == "logging/setLevel" && err == nil:
 				fs.logging.Store(true)
-			case method == "resources/subscribe":
-				fs.pinned.Store(true) // the go-sdk server keeps its subscriptions
+			case method == "resources/subscribe" && err == nil:
+				if p, ok := req.GetParams().(*mcp.SubscribeParams); ok {
+					fs.subscribed(p.URI, true) // the go-sdk server keeps its subscriptions
+				}
+			case method == "resources/unsubscribe" && err == nil:
+				if p, ok := req.GetParams().(*mcp.UnsubscribeParams); ok {
+					fs.subscribed(p.URI, false)
+				}
 			case method == "notifications/initialized":
 				if !fs.initialized.Swap(true) && f.onInitialized != nil {
 					f.onInitialized(id)
@@ -207,8 +213,31 @@ func (f *Handler) ParkReady(id string, first bool) bool {
 		return false
 	}
 	fs := x.(*fastSession)
-	return fs.init != nil && fs.ss.Load() != nil && fs.initialized.Load() && !fs.logging.Load() && !fs.pinned.Load() &&
+	return fs.init != nil && fs.ss.Load() != nil && fs.initialized.Load() && !fs.logging.Load() && !fs.pinned.Load() && !fs.hasSubs() &&
 		!(first && fs.parkedOnce.Load())
+}
+
+// subscribed records that the session's go-sdk session has subscribed to
+// uri (on) or unsubscribed from it.
+func (fs *fastSession) subscribed(uri string, on bool) {
+	fs.subsMu.Lock()
+	defer fs.subsMu.Unlock()
+	if !on {
+		delete(fs.subs, uri)
+		return
+	}
+	if fs.subs == nil {
+		fs.subs = make(map[string]struct{})
+	}
+	fs.subs[uri] = struct{}{}
+}
+
+// hasSubs reports whether the session's go-sdk session holds a
+// subscription.
+func (fs *fastSession) hasSubs() bool {
+	fs.subsMu.Lock()
+	defer fs.subsMu.Unlock()
+	return len(fs.subs) > 0
 }
 
 // Pin keeps session id from being parked again: its go-sdk session holds
