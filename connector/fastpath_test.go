@@ -249,15 +249,7 @@ func TestFastPathSessionEnd(t *testing.T) {
 				resp.Body.Close()
 			}()
 			<-p.started
-			req, _ := http.NewRequest("DELETE", url, nil)
-			for k, v := range h {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			endSession(t, url, h)
 			select {
 			case err := <-p.cancelled:
 				if !errors.Is(err, context.Canceled) {
@@ -553,15 +545,7 @@ func testFastPathClosedSession(t *testing.T, opts ...connector.Option) {
 	if b := readSSE(t, post(t, url, call, h).Body); !strings.Contains(b, "C1-1") {
 		t.Fatalf("call in the session: %s", b)
 	}
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	for k, v := range h {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	endSession(t, url, h)
 	for _, v := range []string{"2025-11-25", "2025-06-18"} {
 		h["Mcp-Protocol-Version"] = v
 		waitFor(t, "the deleted session to be refused", func() bool {

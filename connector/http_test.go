@@ -157,6 +157,22 @@ func rawSession(t *testing.T, url string) map[string]string {
 	return h
 }
 
+// endSession ends the session h addresses with a DELETE and returns the
+// answer's status.
+func endSession(t *testing.T, url string, h map[string]string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 func TestHTTPMalformed(t *testing.T) {
 	url := serveHTTP(t, testApp(newProbe()))
 	h := rawSession(t, url)
@@ -181,15 +197,8 @@ func TestHTTPMalformed(t *testing.T) {
 func TestHTTPSessionNotFound(t *testing.T) {
 	url := serveHTTP(t, testApp(newProbe()))
 	h := rawSession(t, url)
-	req, _ := http.NewRequest("DELETE", url, nil)
-	req.Header.Set("Mcp-Session-Id", h["Mcp-Session-Id"])
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Errorf("DELETE: %s", resp.Status)
+	if code := endSession(t, url, map[string]string{"Mcp-Session-Id": h["Mcp-Session-Id"]}); code != http.StatusNoContent {
+		t.Errorf("DELETE: %d", code)
 	}
 	for name, hdr := range map[string]map[string]string{
 		"unknown": {"Mcp-Session-Id": "nope", "Mcp-Protocol-Version": "2025-11-25"},

@@ -32,15 +32,11 @@ func parkApp() *connector.App {
 	return app
 }
 
-// TestSessionParked checks parking: once initialized, a session at rest
-// keeps no go-sdk session; the fast path still answers its calls, and the
-// request log and its handler still know the session; what the fast path
-// declines brings it back first, under the same id, transparently; and
-// a handler that asks for the session brings it back too.
-func TestSessionParked(t *testing.T) {
-	t.Parallel()
-	var log syncBuffer
-	s, err := connector.NewServer(parkApp(), connector.WithLogger(quietLogger(&log)))
+// parkedSession serves parkApp with opts and opens a session, returned
+// once it is parked: the server, the client and the session's headers.
+func parkedSession(t *testing.T, opts ...connector.Option) (*connector.Server, *sessionClient, map[string]string) {
+	t.Helper()
+	s, err := connector.NewServer(parkApp(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +47,26 @@ func TestSessionParked(t *testing.T) {
 	if h == nil {
 		t.Fatalf("initialize: %s %s", resp.Status, body)
 	}
-	sid := h["Mcp-Session-Id"]
 	waitFor(t, "the session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	return s, c, h
+}
+
+// TestSessionParked checks parking: once initialized, a session at rest
+// keeps no go-sdk session; the fast path still answers its calls, and the
+// request log and its handler still know the session; what the fast path
+// declines brings it back first, under the same id, transparently; and
+// a handler that asks for the session brings it back too.
+func TestSessionParked(t *testing.T) {
+	t.Parallel()
+	var log syncBuffer
+	s, c, h := parkedSession(t, connector.WithLogger(quietLogger(&log)))
+	sid := h["Mcp-Session-Id"]
 	if n := connector.SDKSessionCount(s); n != 0 {
 		t.Fatalf("%d go-sdk sessions while the only session is parked, want 0", n)
 	}
 
 	// A call the fast path answers: the session stays parked.
-	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`, h)
+	resp, body := c.do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C1"}}}`, h)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) || strings.Contains(body, `"isError":true`) {
 		t.Fatalf("tools/call in a parked session: %s %s", resp.Status, body)
 	}
@@ -110,19 +118,8 @@ func TestSessionParked(t *testing.T) {
 func TestSessionParkedTelemetry(t *testing.T) {
 	t.Parallel()
 	tel, rec, _ := observed(t)
-	s, err := connector.NewServer(parkApp(), connector.WithLogger(quietLogger(io.Discard)), connector.WithTelemetry(tel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
-	c := newSessionClient(t, ts.URL, "127.0.0.1")
-	h, resp, body := c.open()
-	if h == nil {
-		t.Fatalf("initialize: %s %s", resp.Status, body)
-	}
-	waitFor(t, "the session parked", func() bool { return connector.ParkedCount(s) == 1 })
-	resp, body = c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`, h)
+	s, c, h := parkedSession(t, connector.WithLogger(quietLogger(io.Discard)), connector.WithTelemetry(tel))
+	resp, body := c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`, h)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Ada") || connector.ParkedCount(s) != 0 {
 		t.Fatalf("prompts/get in a parked session: %s %s", resp.Status, body)
 	}
