@@ -66,14 +66,7 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 			bp := textLines.Get().(*[]byte)
 			line, ok := appendText((*bp)[:0], r)
 			if ok {
-				h.mu.Lock()
-				_, err := h.w.Write(line)
-				h.mu.Unlock()
-				if cap(line) <= 4<<10 {
-					*bp = line
-					textLines.Put(bp)
-				}
-				return err
+				return h.writeLine(bp, line)
 			}
 			textLines.Put(bp)
 		}
@@ -167,6 +160,12 @@ func (h *textHandler) writeAttrs(t time.Time, level slog.Level, msg string, attr
 		textLines.Put(bp)
 		return false, nil
 	}
+	return true, h.writeLine(bp, line)
+}
+
+// writeLine writes line, appended to the pooled buffer bp, and gives the
+// buffer back to the pool unless it grew large.
+func (h *textHandler) writeLine(bp *[]byte, line []byte) error {
 	h.mu.Lock()
 	_, err := h.w.Write(line)
 	h.mu.Unlock()
@@ -174,5 +173,5 @@ func (h *textHandler) writeAttrs(t time.Time, level slog.Level, msg string, attr
 		*bp = line
 		textLines.Put(bp)
 	}
-	return true, err
+	return err
 }
