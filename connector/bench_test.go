@@ -129,6 +129,8 @@ func BenchmarkResolveSchema(b *testing.B) {
 // the runtime's fast path (what bench/load's sessionless modes send), in
 // process: the connector's handler called directly, no network. The
 // arguments take one default (as in bench/load) or give every field.
+// The "session" variant makes the same call in a session at 2025-11-25
+// (bench/load's sessions mode), with the server's default options.
 //
 //	go test -run '^$' -bench CallToolSessionless -benchmem ./connector/
 func BenchmarkCallToolSessionless(b *testing.B) {
@@ -137,34 +139,54 @@ func BenchmarkCallToolSessionless(b *testing.B) {
 	app.Tools[0].UI = ""
 	app.Tools[0].NeverAsks = true
 	app.Views = nil
-	s, err := connector.NewServer(app, connector.WithLogger(quietLogger(nil)), connector.WithStateless(true))
-	if err != nil {
-		b.Fatal(err)
+	newHandler := func(opts ...connector.Option) http.Handler {
+		s, err := connector.NewServer(app, append([]connector.Option{connector.WithLogger(quietLogger(nil))}, opts...)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s.Handler()
 	}
-	h := s.Handler()
-	for _, tc := range []struct{ name, args, want string }{
-		{"default", `{"customer":"C42"}`, `"limit":10`},
-		{"all", `{"customer":"C42","limit":3}`, `"limit":3`},
+	post := func(h http.Handler, body, sid string) *httptest.ResponseRecorder {
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		req.RemoteAddr = "127.0.0.1:1234"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	stateless := newHandler(connector.WithStateless(true))
+	sessions := newHandler()
+	rec := post(sessions, initBody, "")
+	sid := rec.Header().Get("Mcp-Session-Id")
+	if sid == "" {
+		b.Fatalf("initialize: no session: %d %s", rec.Code, rec.Body)
+	}
+	if rec := post(sessions, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid); rec.Code != http.StatusAccepted {
+		b.Fatalf("notifications/initialized: %d %s", rec.Code, rec.Body)
+	}
+	for _, tc := range []struct {
+		name, args, want string
+		h                http.Handler
+		sid              string
+	}{
+		{"default", `{"customer":"C42"}`, `"limit":10`, stateless, ""},
+		{"all", `{"customer":"C42","limit":3}`, `"limit":3`, stateless, ""},
+		{"session", `{"customer":"C42"}`, `"limit":10`, sessions, sid},
 	} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find_orders","arguments":` + tc.args + `}}`
-		call := func() *httptest.ResponseRecorder {
-			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
-			req.RemoteAddr = "127.0.0.1:1234"
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			return rec
-		}
 		b.Run(tc.name, func(b *testing.B) {
-			if rec := call(); rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || !strings.Contains(rec.Body.String(), tc.want) {
+			if rec := post(tc.h, body, tc.sid); rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || !strings.Contains(rec.Body.String(), tc.want) {
 				b.Fatalf("unexpected answer: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
 			}
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			for b.Loop() {
-				call()
+				post(tc.h, body, tc.sid)
 			}
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})

@@ -33,6 +33,9 @@ type Server struct {
 
 	tools     map[string]*tool // by name, immutable after NewServer
 	resources map[string]*Resource
+	// fastResources are the fixed resources' handlers as the fast path
+	// runs them (wrapFast), by URI.
+	fastResources map[string]mcp.MethodHandler
 	templates []*resourceTemplate
 	prompts   map[string]*Prompt
 	tasks     *taskRunner // tasks.go; nil without task tools
@@ -211,7 +214,26 @@ func NewServer(app *App, opts ...Option) (*Server, error) {
 	if err := s.observe(); err != nil { // observe.go
 		return nil, err
 	}
+	s.wrapFast()
 	return s, nil
+}
+
+// wrapFast makes the handlers the fast path runs, each inside the
+// receiving middleware, all of which has been added by now: once, rather
+// than a chain of closures per request.
+func (s *Server) wrapFast() {
+	d := fastDispatcher{s}
+	for _, t := range s.tools {
+		t.fast = d.Wrap(func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+			return t.handle(ctx, req.(*mcp.CallToolRequest))
+		})
+	}
+	s.fastResources = make(map[string]mcp.MethodHandler, len(s.resources))
+	for uri, r := range s.resources {
+		s.fastResources[uri] = d.Wrap(func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+			return s.readResource(ctx, req.(*mcp.ReadResourceRequest), r, nil)
+		})
+	}
 }
 
 // MCP returns the underlying go-sdk server, for anything mcpgen does not
@@ -331,19 +353,12 @@ func (d fastDispatcher) Tool(name string) (mcp.MethodHandler, bool, bool) {
 	if !ok || t.hidden.Load() || t.headerParams {
 		return nil, false, false
 	}
-	return func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
-		return t.handle(ctx, req.(*mcp.CallToolRequest))
-	}, t.def.NeverAsks, true
+	return t.fast, t.def.NeverAsks, true // wrapFast
 }
 
 func (d fastDispatcher) Resource(uri string) (mcp.MethodHandler, bool) {
-	r, ok := d.s.resources[uri]
-	if !ok {
-		return nil, false
-	}
-	return func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
-		return d.s.readResource(ctx, req.(*mcp.ReadResourceRequest), r, nil)
-	}, true
+	h, ok := d.s.fastResources[uri] // wrapFast
+	return h, ok
 }
 
 func (d fastDispatcher) ToolCount() int { return len(d.s.tools) }

@@ -33,6 +33,9 @@ type tool struct {
 	// headerParams: the input schema mirrors arguments into Mcp-Param
 	// headers (x-mcp-header), which the go-sdk checks.
 	headerParams bool
+	// fast is the tool's handler as the fast path runs it: inside the
+	// receiving middleware (fastDispatcher.Tool), made once in NewServer.
+	fast mcp.MethodHandler
 
 	// args checks the arguments of a call, compiled from input on the
 	// first call.

@@ -98,15 +98,15 @@ type Dispatcher interface {
 	// middleware added there would not run on the fast path.)
 	Enabled() bool
 	// Tool returns the handler of tools/call of the named tool, as the
-	// go-sdk server runs it but without the receiving middleware (Wrap
-	// adds it); its request is a *mcp.CallToolRequest. neverAsks is true
+	// go-sdk server runs it, inside the receiving middleware (as Wrap
+	// would make it, made once); its request is a *mcp.CallToolRequest. neverAsks is true
 	// when the tool never sends the client a request during a call. ok is
 	// false when the go-sdk must answer: no such tool, one taken off the
 	// list, or one whose arguments the go-sdk checks against Mcp-Param
 	// headers.
 	Tool(name string) (call mcp.MethodHandler, neverAsks, ok bool)
 	// Resource returns the handler of resources/read of the fixed
-	// resource uri, without the receiving middleware; its request is a
+	// resource uri, inside the receiving middleware; its request is a
 	// *mcp.ReadResourceRequest. ok is false for any other URI (a
 	// template's, a view's, an unknown one): the go-sdk answers it.
 	Resource(uri string) (read mcp.MethodHandler, ok bool)
@@ -120,7 +120,9 @@ type Dispatcher interface {
 	Tools() []*mcp.Tool
 	// Wrap returns h inside the receiving middleware the go-sdk server
 	// runs (the request log, protocol errors, telemetry), so that a
-	// request answered here passes through the same code.
+	// request answered here passes through the same code. The middleware
+	// does not change once the fast path serves: what Wrap returns then
+	// may be kept.
 	Wrap(h mcp.MethodHandler) mcp.MethodHandler
 	// Context returns the context a request's handler runs in: ctx,
 	// carrying id, the request's JSON-RPC id as sent (telemetry records
@@ -157,6 +159,7 @@ type Handler struct {
 	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
 	primer   *later                    // primes the resumable answers of calls running past primeDelay
 	lists    [3]atomic.Pointer[[]byte] // encoded tools/list results, by listEra
+	listRun  func() mcp.MethodHandler  // tools/list's handler, in the middleware (New)
 
 	// events is the sessions' event store (nil without one): a call in a
 	// session at 2025-11-25 or later is answered as the go-sdk answers it, on
@@ -180,7 +183,17 @@ func New(cfg Config, d Dispatcher) *Handler {
 		cfg.PageSize = mcp.DefaultPageSize
 	}
 	implJSON, _ := json.Marshal(cfg.Impl)
-	return &Handler{cfg: cfg, d: d, implJSON: implJSON, primer: newLater(primeDelay, primeDelay/4)}
+	f := &Handler{cfg: cfg, d: d, implJSON: implJSON, primer: newLater(primeDelay, primeDelay/4)}
+	// tools/list's answer is known in advance (listResponse), but the
+	// request still passes through the middleware (the request log's
+	// line). Wrapped at the first request: the middleware is complete by
+	// then.
+	f.listRun = sync.OnceValue(func() mcp.MethodHandler {
+		return d.Wrap(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+			return &mcp.ListToolsResult{}, nil
+		})
+	})
+	return f
 }
 
 // SetNext sets the handler of every request the fast path declines: the
@@ -272,11 +285,6 @@ type inflightKey struct {
 	id      string // the JSON-RPC id as sent
 }
 
-type fastCall struct {
-	cancel    context.CancelFunc
-	cancelled atomic.Bool
-}
-
 // primeDelay is how long a call in a session at 2025-11-25 or later runs
 // before its priming event goes out (up to a quarter more: later), so
 // that its client can resume the answer if the connection drops. A call
@@ -348,8 +356,9 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		}
 		return false
 	}
-	var req fastRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || !wire.ValidID(req.ID) {
+	c := &fastCall{f: f, stateless: stateless}
+	req := &c.msg
+	if json.Unmarshal(body, req) != nil || req.JSONRPC != "2.0" || !wire.ValidID(req.ID) {
 		return false
 	}
 	if stateless && r.Header.Get("Mcp-Method") != req.Method {
@@ -357,30 +366,28 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	}
 	// What the request is, and what it needs to be answered here.
 	var (
-		meta     mcp.Meta
-		name     string // what Mcp-Name must say (2026-07-28)
-		run      mcp.MethodHandler
-		mreq     mcp.Request
-		mayAsk   bool // the handler may send the client requests
-		mayLog   bool // the handler may send log messages
-		listOnly bool // tools/list: the answer is known in advance
+		meta   mcp.Meta
+		name   string // what Mcp-Name must say (2026-07-28)
+		run    mcp.MethodHandler
+		mreq   mcp.Request
+		mayAsk bool // the handler may send the client requests
+		mayLog bool // the handler may send log messages
 	)
-	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	c.extra = mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 	switch req.Method {
 	case "tools/call":
-		var params mcp.CallToolParamsRaw
-		if json.Unmarshal(req.Params, &params) != nil {
+		if json.Unmarshal(req.Params, &c.params) != nil {
 			return false
 		}
-		handle, neverAsks, ok := f.d.Tool(params.Name)
+		handle, neverAsks, ok := f.d.Tool(c.params.Name)
 		if !ok {
 			// The go-sdk's unknown-tool error; or its check of the
 			// Mcp-Param headers of the tool's arguments (SEP-2243).
 			return false
 		}
-		meta, name, mayAsk, mayLog = params.Meta, params.Name, !neverAsks, true
-		mreq = &mcp.CallToolRequest{Params: &params, Extra: extra}
-		run = f.d.Wrap(handle)
+		meta, name, mayAsk, mayLog = c.params.Meta, c.params.Name, !neverAsks, true
+		c.tool = mcp.CallToolRequest{Params: &c.params, Extra: &c.extra}
+		mreq, run = &c.tool, handle
 	case "tools/list":
 		var params mcp.ListToolsParams
 		if len(req.Params) > 0 && json.Unmarshal(req.Params, &params) != nil {
@@ -389,13 +396,9 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if params.Cursor != "" || f.d.ToolCount() > f.cfg.PageSize {
 			return false // pages: the go-sdk's cursors
 		}
-		meta, listOnly = params.Meta, true
-		// The answer is known in advance, but the request still passes
-		// through the middleware (the request log's line).
-		mreq = &mcp.ListToolsRequest{Params: &params, Extra: extra}
-		run = f.d.Wrap(func(context.Context, string, mcp.Request) (mcp.Result, error) {
-			return &mcp.ListToolsResult{}, nil
-		})
+		meta, c.listOnly = params.Meta, true
+		mreq = &mcp.ListToolsRequest{Params: &params, Extra: &c.extra}
+		run = f.listRun()
 	case "resources/read":
 		var params mcp.ReadResourceParams
 		if json.Unmarshal(req.Params, &params) != nil {
@@ -406,18 +409,14 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 			return false // templates, views, not found: the go-sdk
 		}
 		meta, name, mayLog = params.Meta, params.URI, true
-		mreq = &mcp.ReadResourceRequest{Params: &params, Extra: extra}
-		run = f.d.Wrap(read)
+		mreq = &mcp.ReadResourceRequest{Params: &params, Extra: &c.extra}
+		run = read
 	default:
 		return false
 	}
 	if _, ok := meta["progressToken"]; ok {
 		return false
 	}
-	var (
-		fs   *fastSession
-		logs *logStream // a 2025 request without a session: its log messages
-	)
 	switch {
 	case stateless:
 		if !f.statelessOK(r.Header, meta, name) {
@@ -432,7 +431,8 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok || mayAsk {
 			return false
 		}
-		logs = &logStream{w: w}
+		c.log.w = w
+		c.logs = &c.log
 	default:
 		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok {
 			return false // the go-sdk refuses 2026-07-28 _meta in a session
@@ -441,35 +441,20 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if !ok {
 			return false // unknown or expired: the endpoint answers 404
 		}
-		fs = x.(*fastSession)
-		if (mayAsk && !fs.eligible) || (mayLog && fs.logging.Load()) {
+		c.fs = x.(*fastSession)
+		if (mayAsk && !c.fs.eligible) || (mayLog && c.fs.logging.Load()) {
 			return false
 		}
-		if !OwnedBy(fs.userID, auth.TokenInfoFromContext(r.Context())) {
+		if !OwnedBy(c.fs.userID, auth.TokenInfoFromContext(r.Context())) {
 			return false // the go-sdk answers 403
 		}
 	}
 
 	ctx := r.Context()
 	wh := w.Header()
-	wh["Cache-Control"] = []string{"no-cache, no-transform"}
-	var (
-		call      *fastCall
-		resumable bool
-		cancel    context.CancelFunc // the call's context (a session's call)
-		inflight  inflightKey        // the call's entry in f.inflight, when registered
-		listed    bool
-	)
-	// cleanup undoes, once the call has ended, what was set up for it.
-	cleanup := func() {
-		if listed {
-			f.inflight.Delete(inflight)
-		}
-		if cancel != nil {
-			cancel()
-		}
-	}
-	if fs != nil {
+	wh["Cache-Control"] = noCache
+	resumable := false
+	if fs := c.fs; fs != nil {
 		ss := fs.ss.Load()
 		switch x := mreq.(type) {
 		case *mcp.CallToolRequest:
@@ -492,66 +477,127 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if resumable {
 			ctx = context.WithoutCancel(ctx)
 		}
-		ctx, cancel = context.WithCancel(ctx)
-		call = &fastCall{cancel: cancel}
-		inflight = inflightKey{sid, string(req.ID)}
-		if _, dup := f.inflight.LoadOrStore(inflight, call); dup {
-			cleanup()
-			wh["Content-Type"] = []string{"application/json"}
+		ctx, c.cancel = context.WithCancel(ctx)
+		c.inflight = inflightKey{sid, string(req.ID)}
+		if _, dup := f.inflight.LoadOrStore(c.inflight, c); dup {
+			c.cancel()
+			wh["Content-Type"] = contentJSON
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write(wire.ErrorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
 			return true
 		}
-		listed = true
+		c.listed = true
 		// The session's end cancels its calls in flight (endSession); one
 		// that ended before this call was registered is seen here.
 		if fs.ctx.Err() != nil {
-			cancel()
+			c.cancel()
 		}
-	}
-	cancelled := func() bool { return (call != nil && call.cancelled.Load()) || wire.CancelledByClient(ctx) }
-	encode := func(res mcp.Result, err error) []byte {
-		switch {
-		case err != nil:
-			return wire.ErrorResponse(req.ID, err)
-		case listOnly:
-			return f.listResponse(req.ID, f.listEraOf(stateless, fs))
-		case req.Method == "tools/call":
-			ctr, _ := res.(*mcp.CallToolResult)
-			return f.resultResponse(req.ID, ctr, stateless)
-		}
-		return f.otherResponse(req.ID, res, stateless)
 	}
 	var sink func(*mcp.LoggingMessageParams) error
-	if logs != nil {
-		sink = logs.send
+	if c.logs != nil {
+		sink = c.logs.send
 	}
-	ctx = f.d.Context(ctx, req.ID, sink)
-	if !resumable {
-		defer cleanup()
-		res, err := run(ctx, req.Method, mreq)
-		if cancelled() {
-			// The client cancelled the call: it gets no response. The
-			// POST is still answered as a request's POST must be (202 is
-			// for notifications and responses): with an event stream,
-			// here one without events, as through the go-sdk.
-			if !logs.end(nil) {
-				wh["Content-Type"] = []string{"text/event-stream"}
-				w.WriteHeader(http.StatusOK)
-			}
-			return true
-		}
-		out := encode(res, err)
-		if logs.end(out) {
-			return true // the answer was an event stream already
-		}
-		wh["Content-Type"] = []string{"application/json"}
-		w.WriteHeader(wire.ErrorStatus(stateless, err))
-		w.Write(out)
+	c.ctx = f.d.Context(ctx, req.ID, sink)
+	if resumable {
+		c.w, c.sid = w, sid
+		c.serveStream(r, run, mreq)
 		return true
 	}
-	f.serveStream(w, r, ctx, sid, req.Method, mreq, run, cancelled, encode, cleanup)
+	defer c.cleanup()
+	res, err := run(c.ctx, req.Method, mreq)
+	if c.wasCancelled() {
+		// The client cancelled the call: it gets no response. The
+		// POST is still answered as a request's POST must be (202 is
+		// for notifications and responses): with an event stream,
+		// here one without events, as through the go-sdk.
+		if !c.logs.end(nil) {
+			wh["Content-Type"] = contentSSE
+			w.WriteHeader(http.StatusOK)
+		}
+		return true
+	}
+	out := c.encode(res, err)
+	if c.logs.end(out) {
+		return true // the answer was an event stream already
+	}
+	wh["Content-Type"] = contentJSON
+	w.WriteHeader(wire.ErrorStatus(stateless, err))
+	w.Write(out)
 	return true
+}
+
+// The header values the fast path sets, shared by every answer: net/http
+// only reads them, and a handler that adds a value to one (Header.Add)
+// appends to a full slice, which copies it.
+var (
+	noCache     = []string{"no-cache, no-transform"}
+	contentJSON = []string{"application/json"}
+	contentSSE  = []string{"text/event-stream"}
+)
+
+// fastCall is one request the fast path answers, from its decoding to its
+// answer: the message, the handler's request (for tools/call), the
+// call's context and entry in the in-flight table (in a session), and its
+// resumable answer's state (serveStream), in one allocation.
+type fastCall struct {
+	f         *Handler
+	msg       fastRequest
+	extra     mcp.RequestExtra
+	params    mcp.CallToolParamsRaw // tools/call
+	tool      mcp.CallToolRequest   // tools/call
+	stateless bool                  // a request at 2026-07-28
+	listOnly  bool                  // tools/list: the answer is known in advance
+	fs        *fastSession          // the call's session, if any
+	logs      *logStream            // a 2025 request without a session: &log
+	log       logStream
+
+	ctx       context.Context    // the handler's
+	cancel    context.CancelFunc // a session's call: its context's
+	cancelled atomic.Bool        // notifications/cancelled named the call
+	inflight  inflightKey        // a session's call: its entry in f.inflight
+	listed    bool               // the entry is there
+
+	// A resumable answer (serveStream).
+	w       http.ResponseWriter
+	sid     string
+	mu      sync.Mutex // guards w, ended, closed, started and primed
+	stream  string     // the event stream's id, drawn when it is first needed
+	ended   bool       // the call has ended
+	closed  bool       // CloseStream ended the response
+	started bool       // the event stream has begun: its header and priming event are written
+	primed  bool       // the stream is open with its priming event stored
+	st      *fastStream
+	prime   laterCall // the priming event's turn (f.primer)
+}
+
+// cleanup undoes, once the call has ended, what was set up for it.
+func (c *fastCall) cleanup() {
+	if c.listed {
+		c.f.inflight.Delete(c.inflight)
+	}
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+// wasCancelled reports whether the client cancelled the call.
+func (c *fastCall) wasCancelled() bool {
+	return c.cancelled.Load() || wire.CancelledByClient(c.ctx)
+}
+
+// encode is the JSON-RPC response to the call that ended with res and err.
+func (c *fastCall) encode(res mcp.Result, err error) []byte {
+	f, id := c.f, c.msg.ID
+	switch {
+	case err != nil:
+		return wire.ErrorResponse(id, err)
+	case c.listOnly:
+		return f.listResponse(id, f.listEraOf(c.stateless, c.fs))
+	case c.msg.Method == "tools/call":
+		ctr, _ := res.(*mcp.CallToolResult)
+		return f.resultResponse(id, ctr, c.stateless)
+	}
+	return f.otherResponse(id, res, c.stateless)
 }
 
 // sentLevels are the levels at or above info.

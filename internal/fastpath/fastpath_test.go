@@ -31,7 +31,10 @@ func (d *fakeDispatcher) Enabled() bool { return !d.disabled }
 
 func (d *fakeDispatcher) Tool(name string) (mcp.MethodHandler, bool, bool) {
 	h, ok := d.tools[name]
-	return h, true, ok
+	if !ok {
+		return nil, false, false
+	}
+	return d.Wrap(h), true, true
 }
 
 func (d *fakeDispatcher) Resource(string) (mcp.MethodHandler, bool) { return nil, false }

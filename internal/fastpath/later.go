@@ -26,11 +26,17 @@ type later struct {
 	running bool         // the ticking goroutine is on
 }
 
-// laterCall is one call's function, until it runs or is cancelled.
+// laterCall is one call's place in the queue, until its function runs or
+// is cancelled. It is the caller's, usually part of what the call keeps
+// anyway, so that adding a call allocates nothing.
 type laterCall struct {
 	due time.Time
-	fn  func() // nil once cancelled
+	fn  laterFunc // nil once taken to run, or cancelled
 }
+
+// laterFunc is what runs for a call: an interface rather than a func, so
+// that the call's own struct is the function and no closure is made.
+type laterFunc interface{ runLater() }
 
 // laterIdleTicks is how many ticks without calls the ticking goroutine
 // waits before it stops: a server between two calls keeps it.
@@ -41,12 +47,12 @@ func newLater(delay, tick time.Duration) *later {
 }
 
 // add has fn run in its own goroutine delay (to delay+tick) from now,
-// unless cancel is called first. As with time.AfterFunc's Stop, fn may
-// still be running, or about to, after cancel: it must check itself
-// whether it is still wanted.
-func (l *later) add(fn func()) *laterCall {
+// unless cancel(c) is called first; c must not be added again before
+// then. As with time.AfterFunc's Stop, fn may still be running, or about
+// to, after cancel: it must check itself whether it is still wanted.
+func (l *later) add(c *laterCall, fn laterFunc) {
 	l.mu.Lock()
-	c := &laterCall{due: time.Now().Add(l.delay), fn: fn}
+	*c = laterCall{due: time.Now().Add(l.delay), fn: fn}
 	l.queue = append(l.queue, c)
 	l.live++
 	if !l.running {
@@ -54,7 +60,6 @@ func (l *later) add(fn func()) *laterCall {
 		go l.run()
 	}
 	l.mu.Unlock()
-	return c
 }
 
 // cancel keeps c's function from running, if it has not been taken to run.
@@ -72,7 +77,7 @@ func (l *later) run() {
 	t := time.NewTicker(l.tick)
 	defer t.Stop()
 	idle := 0
-	var due []func()
+	var due []laterFunc
 	for now := range t.C {
 		l.mu.Lock()
 		for len(l.queue) > 0 && !now.Before(l.queue[0].due) {
@@ -96,7 +101,7 @@ func (l *later) run() {
 		}
 		l.mu.Unlock()
 		for i, fn := range due {
-			go fn()
+			go fn.runLater()
 			due[i] = nil
 		}
 		due = due[:0]

@@ -18,6 +18,11 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// funcLater is a func as later runs it.
+type funcLater func()
+
+func (f funcLater) runLater() { f() }
+
 // Each function runs once, not before its delay, unless cancelled first;
 // cancelled ones never run.
 func TestLater(t *testing.T) {
@@ -26,14 +31,14 @@ func TestLater(t *testing.T) {
 	const n = 1000
 	var ran, early atomic.Int64
 	runs := make([]atomic.Int32, n)
-	calls := make([]*laterCall, n)
+	calls := make([]laterCall, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		if i%2 == 0 {
 			wg.Add(1)
 		}
 		added := time.Now()
-		calls[i] = l.add(func() {
+		l.add(&calls[i], funcLater(func() {
 			if time.Since(added) < delay {
 				early.Add(1)
 			}
@@ -42,10 +47,10 @@ func TestLater(t *testing.T) {
 			if i%2 == 0 {
 				wg.Done()
 			}
-		})
+		}))
 	}
 	for i := 1; i < n; i += 2 {
-		l.cancel(calls[i])
+		l.cancel(&calls[i])
 	}
 	wg.Wait()
 	// The cancelled ones' time passes too: none of them runs.
@@ -62,7 +67,7 @@ func TestLater(t *testing.T) {
 		t.Fatalf("%d functions ran before their delay", e)
 	}
 	// Cancelling one that has run changes nothing.
-	l.cancel(calls[0])
+	l.cancel(&calls[0])
 	l.mu.Lock()
 	live := l.live
 	l.mu.Unlock()
@@ -77,16 +82,17 @@ func TestLaterStops(t *testing.T) {
 	l := newLater(2*time.Millisecond, time.Millisecond)
 	running := func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.running }
 	done := make(chan struct{})
-	l.add(func() { close(done) })
+	l.add(new(laterCall), funcLater(func() { close(done) }))
 	<-done
 	waitUntil(t, "the ticking goroutine is still on with no call waiting", func() bool { return !running() })
-	c := l.add(func() { t.Error("a cancelled function ran") })
+	c := new(laterCall)
+	l.add(c, funcLater(func() { t.Error("a cancelled function ran") }))
 	if !running() {
 		t.Fatal("the ticking goroutine did not start again")
 	}
 	l.cancel(c)
 	again := make(chan struct{})
-	l.add(func() { close(again) })
+	l.add(new(laterCall), funcLater(func() { close(again) }))
 	<-again
 	waitUntil(t, "the ticking goroutine stops again", func() bool { return !running() })
 	l.mu.Lock()

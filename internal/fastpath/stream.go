@@ -17,7 +17,7 @@ type fastStream struct {
 	done chan struct{} // closed once the result is in the event store
 }
 
-// serveStream answers a call in a session at 2025-11-25 or later, whose
+// serveStream answers c, a call in a session at 2025-11-25 or later, whose
 // answer may be a resumable event stream: a priming event, then the
 // result, both kept in the event store. The call goes on if the
 // connection drops, and a client that has the priming event's id resumes
@@ -44,154 +44,160 @@ type fastStream struct {
 //     Until they are stored, a resumption on this replica waits for them
 //     (resume); one on another replica within that moment finds the
 //     stream unknown.
-func (f *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, sid, method string, mreq mcp.Request,
-	run mcp.MethodHandler, cancelled func() bool, encode func(mcp.Result, error) []byte, cleanup func()) {
-	defer cleanup()
-	// The stream's id, drawn when the stream starts: most answers are
-	// plain JSON and need none.
-	var stream string
-	name := func() {
-		if stream == "" {
-			stream = rand.Text()
-		}
-	}
-	wh := w.Header()
-	var (
-		mu      sync.Mutex // guards w, ended, closed, started and primed
-		ended   bool       // the call has ended
-		closed  bool       // CloseStream ended the response
-		started bool       // the event stream has begun: its header and priming event are written
-		primed  bool       // the stream is open with its priming event stored
-		st      *fastStream
-	)
-	// start begins the event stream: its header and priming event, in the
-	// response's buffer until the next flush. A resumption of the stream
-	// on this replica waits (resume) until finish. Requires mu.
-	start := func() {
-		if started {
-			return
-		}
-		started = true
-		name()
-		st = &fastStream{done: make(chan struct{})}
-		f.streams.Store(stream, st)
-		wh["Content-Type"] = []string{"text/event-stream"}
-		wh["Connection"] = []string{"keep-alive"}
-		w.WriteHeader(http.StatusOK)
-		w.Write([]byte("event: prime\nid: " + stream + "_0\ndata: \n\n"))
-	}
-	finish := func() {
-		if st != nil {
-			f.streams.Delete(stream)
-			close(st.done)
-		}
-	}
-	// storePrime stores the priming event before it goes out alone.
-	// Requires mu.
-	storePrime := func() {
-		if primed {
-			return
-		}
-		primed = true
-		name()
-		if err := f.record(ctx, sid, stream, nil); err != nil {
-			f.cfg.Logger.Warn("storing priming event", "err", err)
-		}
-	}
-	// Past primeDelay the priming event goes out on its own, so that the
-	// client has an event id to resume from.
-	prime := f.primer.add(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !ended && !closed {
-			storePrime()
-			start()
-			http.NewResponseController(w).Flush()
-		}
-	})
+func (c *fastCall) serveStream(r *http.Request, run mcp.MethodHandler, mreq mcp.Request) {
+	defer c.cleanup()
+	f, w := c.f, c.w
+	// Past primeDelay the priming event goes out on its own (runLater),
+	// so that the client has an event id to resume from.
+	f.primer.add(&c.prime, c)
 	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
-		x.Extra.CloseSSEStream = func(args mcp.CloseSSEStreamArgs) {
-			mu.Lock()
-			defer mu.Unlock()
-			if ended || closed {
-				return
-			}
-			storePrime()
-			start()
-			if args.RetryAfter > 0 {
-				w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
-			}
-			rc := http.NewResponseController(w)
-			rc.Flush()
-			conn, buf, err := rc.Hijack()
-			if err != nil {
-				f.cfg.Logger.Warn("closing a stream", "err", err)
-				return
-			}
-			closed = true
-			buf.WriteString("0\r\n\r\n") // the last chunk of the response
-			buf.Flush()
-			conn.Close()
-		}
+		x.Extra.CloseSSEStream = c.closeStream
 	}
-	res, err := run(ctx, method, mreq)
-	f.primer.cancel(prime)
-	mu.Lock()
-	defer mu.Unlock()
-	ended = true
-	if cancelled() {
+	res, err := run(c.ctx, c.msg.Method, mreq)
+	f.primer.cancel(&c.prime)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	wh := w.Header()
+	if c.wasCancelled() {
 		// No response: a stream already begun (its priming event stored)
 		// ends with what it has; one not begun is an event stream without
 		// events, as through the go-sdk.
-		if !started {
-			wh["Content-Type"] = []string{"text/event-stream"}
+		if !c.started {
+			wh["Content-Type"] = contentSSE
 			w.WriteHeader(http.StatusOK)
 		}
-		finish()
+		c.finish()
 		return
 	}
-	out := encode(res, err)
-	if !started && len(out) <= plainMax {
-		wh["Content-Type"] = []string{"application/json"}
+	out := c.encode(res, err)
+	if !c.started && len(out) <= plainMax {
+		wh["Content-Type"] = contentJSON
 		w.WriteHeader(http.StatusOK)
 		w.Write(out)
 		return
 	}
-	start()
+	c.start()
+	ctx, sid := c.ctx, c.sid
 	switch rec, ok := f.events.(eventRecorder); {
-	case primed:
-		if err := f.events.Append(ctx, sid, stream, out); err != nil {
+	case c.primed:
+		if err := f.events.Append(ctx, sid, c.stream, out); err != nil {
 			f.cfg.Logger.Warn("storing event", "err", err)
 		}
-		finish()
+		c.finish()
 	case ok:
 		// Both events go out together now: a shared store may take
 		// them a moment later, with other answers' (a resumption
 		// here waits for them).
-		primed = true
-		rec.RecordLater(ctx, sid, stream, func(err error) {
+		c.primed = true
+		rec.RecordLater(ctx, sid, c.stream, func(err error) {
 			if err != nil {
 				f.cfg.Logger.Warn("storing event", "err", err)
 			}
-			finish()
+			c.finish()
 		}, nil, out)
 	default:
-		primed = true
-		if err := f.record(ctx, sid, stream, nil, out); err != nil {
+		c.primed = true
+		if err := f.record(ctx, sid, c.stream, nil, out); err != nil {
 			f.cfg.Logger.Warn("storing event", "err", err)
 		}
-		finish()
+		c.finish()
 	}
-	if closed {
+	if c.closed {
 		return
 	}
-	ev := make([]byte, 0, len(out)+len(stream)+40)
+	ev := make([]byte, 0, len(out)+len(c.stream)+40)
 	ev = append(ev, "event: message\nid: "...)
-	ev = append(ev, stream...)
+	ev = append(ev, c.stream...)
 	ev = append(ev, "_1\ndata: "...)
 	ev = append(ev, out...)
 	ev = append(ev, "\n\n"...)
 	w.Write(ev)
+}
+
+// runLater sends the priming event of a call still running primeDelay
+// after it began (f.primer).
+func (c *fastCall) runLater() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ended && !c.closed {
+		c.storePrime()
+		c.start()
+		http.NewResponseController(c.w).Flush()
+	}
+}
+
+// closeStream is the handler's CloseStream: the priming event goes out,
+// and the HTTP response ends while the call goes on.
+func (c *fastCall) closeStream(args mcp.CloseSSEStreamArgs) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || c.closed {
+		return
+	}
+	c.storePrime()
+	c.start()
+	if args.RetryAfter > 0 {
+		c.w.Write([]byte("event: close\nretry: " + strconv.FormatInt(args.RetryAfter.Milliseconds(), 10) + "\ndata: \n\n"))
+	}
+	rc := http.NewResponseController(c.w)
+	rc.Flush()
+	conn, buf, err := rc.Hijack()
+	if err != nil {
+		c.f.cfg.Logger.Warn("closing a stream", "err", err)
+		return
+	}
+	c.closed = true
+	buf.WriteString("0\r\n\r\n") // the last chunk of the response
+	buf.Flush()
+	conn.Close()
+}
+
+// name draws the event stream's id, when it is first needed: most
+// answers are plain JSON and need none. Requires c.mu.
+func (c *fastCall) name() {
+	if c.stream == "" {
+		c.stream = rand.Text()
+	}
+}
+
+// start begins the event stream: its header and priming event, in the
+// response's buffer until the next flush. A resumption of the stream on
+// this replica waits (resume) until finish. Requires c.mu.
+func (c *fastCall) start() {
+	if c.started {
+		return
+	}
+	c.started = true
+	c.name()
+	c.st = &fastStream{done: make(chan struct{})}
+	c.f.streams.Store(c.stream, c.st)
+	wh := c.w.Header()
+	wh["Content-Type"] = contentSSE
+	wh["Connection"] = []string{"keep-alive"}
+	c.w.WriteHeader(http.StatusOK)
+	c.w.Write([]byte("event: prime\nid: " + c.stream + "_0\ndata: \n\n"))
+}
+
+// finish lets resumptions of the stream waiting on this replica go on.
+func (c *fastCall) finish() {
+	if c.st != nil {
+		c.f.streams.Delete(c.stream)
+		close(c.st.done)
+	}
+}
+
+// storePrime stores the priming event before it goes out alone.
+// Requires c.mu.
+func (c *fastCall) storePrime() {
+	if c.primed {
+		return
+	}
+	c.primed = true
+	c.name()
+	if err := c.f.record(c.ctx, c.sid, c.stream, nil); err != nil {
+		c.f.cfg.Logger.Warn("storing priming event", "err", err)
+	}
 }
 
 // eventRecorder is an event store that stores a stream's events in one
