@@ -567,7 +567,6 @@ type fastCall struct {
 	started bool       // the event stream has begun: its header and priming event are written
 	primed  bool       // the stream is open with its priming event stored
 	st      *fastStream
-	prime   laterCall // the priming event's turn (f.primer)
 }
 
 // cleanup undoes, once the call has ended, what was set up for it.

@@ -21,15 +21,18 @@ type later struct {
 	delay, tick time.Duration
 
 	mu      sync.Mutex
-	queue   []*laterCall // by due time: every call waits the same delay
+	queue   []laterEntry // by due time: every call waits the same delay
+	head    uint64       // the turn of queue[0]; turns count up from 0
 	live    int          // calls in queue neither run nor cancelled
 	running bool         // the ticking goroutine is on
 }
 
-// laterCall is one call's place in the queue, until its function runs or
-// is cancelled. It is the caller's, usually part of what the call keeps
-// anyway, so that adding a call allocates nothing.
-type laterCall struct {
+// laterEntry is one call's function, until it runs or is cancelled. The
+// queue holds entries, not pointers to them, and cancel finds a call's
+// entry by its turn: adding a call allocates nothing, and a cancelled
+// call's function (with whatever it holds: a call's request and answer)
+// is let go of at once, not when its due time comes.
+type laterEntry struct {
 	due time.Time
 	fn  laterFunc // nil once taken to run, or cancelled
 }
@@ -47,26 +50,30 @@ func newLater(delay, tick time.Duration) *later {
 }
 
 // add has fn run in its own goroutine delay (to delay+tick) from now,
-// unless cancel(c) is called first; c must not be added again before
-// then. As with time.AfterFunc's Stop, fn may still be running, or about
-// to, after cancel: it must check itself whether it is still wanted.
-func (l *later) add(c *laterCall, fn laterFunc) {
+// unless cancel is called first with the turn add returns. As with
+// time.AfterFunc's Stop, fn may still be running, or about to, after
+// cancel: it must check itself whether it is still wanted.
+func (l *later) add(fn laterFunc) (turn uint64) {
 	l.mu.Lock()
-	*c = laterCall{due: time.Now().Add(l.delay), fn: fn}
-	l.queue = append(l.queue, c)
+	turn = l.head + uint64(len(l.queue))
+	l.queue = append(l.queue, laterEntry{due: time.Now().Add(l.delay), fn: fn})
 	l.live++
 	if !l.running {
 		l.running = true
 		go l.run()
 	}
 	l.mu.Unlock()
+	return turn
 }
 
-// cancel keeps c's function from running, if it has not been taken to run.
-func (l *later) cancel(c *laterCall) {
+// cancel keeps the function of turn from running, if it has not been
+// taken to run.
+func (l *later) cancel(turn uint64) {
 	l.mu.Lock()
-	if c.fn != nil {
-		c.fn = nil
+	// A turn already taken from the queue is below head: i wraps around,
+	// past the queue's end.
+	if i := turn - l.head; i < uint64(len(l.queue)) && l.queue[i].fn != nil {
+		l.queue[i].fn = nil
 		l.live--
 	}
 	l.mu.Unlock()
@@ -81,19 +88,21 @@ func (l *later) run() {
 	for now := range t.C {
 		l.mu.Lock()
 		for len(l.queue) > 0 && !now.Before(l.queue[0].due) {
-			c := l.queue[0]
-			l.queue[0] = nil
-			l.queue = l.queue[1:]
-			if c.fn != nil {
-				due = append(due, c.fn)
-				c.fn = nil
+			if fn := l.queue[0].fn; fn != nil {
+				due = append(due, fn)
 				l.live--
 			}
+			l.queue[0] = laterEntry{}
+			l.queue = l.queue[1:]
+			l.head++
 		}
 		if l.live > 0 {
 			idle = 0
 		} else if idle++; idle >= laterIdleTicks {
-			clear(l.queue) // cancelled calls only
+			// Cancelled calls only: they are dropped, their turns
+			// counted as taken.
+			l.head += uint64(len(l.queue))
+			clear(l.queue)
 			l.queue = l.queue[:0]
 			l.running = false
 			l.mu.Unlock()

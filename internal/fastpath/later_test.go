@@ -1,10 +1,12 @@
 package fastpath
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 )
 
 // waitUntil polls cond for at most 10s.
@@ -31,14 +33,14 @@ func TestLater(t *testing.T) {
 	const n = 1000
 	var ran, early atomic.Int64
 	runs := make([]atomic.Int32, n)
-	calls := make([]laterCall, n)
+	calls := make([]uint64, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		if i%2 == 0 {
 			wg.Add(1)
 		}
 		added := time.Now()
-		l.add(&calls[i], funcLater(func() {
+		calls[i] = l.add(funcLater(func() {
 			if time.Since(added) < delay {
 				early.Add(1)
 			}
@@ -50,7 +52,7 @@ func TestLater(t *testing.T) {
 		}))
 	}
 	for i := 1; i < n; i += 2 {
-		l.cancel(&calls[i])
+		l.cancel(calls[i])
 	}
 	wg.Wait()
 	// The cancelled ones' time passes too: none of them runs.
@@ -67,7 +69,7 @@ func TestLater(t *testing.T) {
 		t.Fatalf("%d functions ran before their delay", e)
 	}
 	// Cancelling one that has run changes nothing.
-	l.cancel(&calls[0])
+	l.cancel(calls[0])
 	l.mu.Lock()
 	live := l.live
 	l.mu.Unlock()
@@ -82,22 +84,49 @@ func TestLaterStops(t *testing.T) {
 	l := newLater(2*time.Millisecond, time.Millisecond)
 	running := func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.running }
 	done := make(chan struct{})
-	l.add(new(laterCall), funcLater(func() { close(done) }))
+	l.add(funcLater(func() { close(done) }))
 	<-done
 	waitUntil(t, "the ticking goroutine is still on with no call waiting", func() bool { return !running() })
-	c := new(laterCall)
-	l.add(c, funcLater(func() { t.Error("a cancelled function ran") }))
+	c := l.add(funcLater(func() { t.Error("a cancelled function ran") }))
 	if !running() {
 		t.Fatal("the ticking goroutine did not start again")
 	}
 	l.cancel(c)
 	again := make(chan struct{})
-	l.add(new(laterCall), funcLater(func() { close(again) }))
+	l.add(funcLater(func() { close(again) }))
 	<-again
 	waitUntil(t, "the ticking goroutine stops again", func() bool { return !running() })
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.queue) != 0 {
 		t.Fatalf("%d calls left queued", len(l.queue))
+	}
+}
+
+// holder is a call's function holding memory, as a call's request and
+// answer do.
+type holder struct{ buf [1 << 10]byte }
+
+func (*holder) runLater() {}
+
+// A cancelled call's function is let go of at once, not kept until its
+// due time: a server's calls end long before it, and each would keep its
+// request and answer alive that long.
+func TestLaterLetsGo(t *testing.T) {
+	l := newLater(time.Hour, time.Hour)
+	h := &holder{}
+	w := weak.Make(h)
+	turn := l.add(h)
+	kept := l.add(&holder{}) // a call still waiting stays
+	l.cancel(turn)
+	h = nil
+	runtime.GC()
+	if w.Value() != nil {
+		t.Fatal("a cancelled call's function is still held")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.live != 1 || l.queue[kept-l.head].fn == nil {
+		t.Fatalf("the waiting call was dropped: %d live", l.live)
 	}
 }

@@ -49,12 +49,12 @@ func (c *fastCall) serveStream(r *http.Request, run mcp.MethodHandler, mreq mcp.
 	f, w := c.f, c.w
 	// Past primeDelay the priming event goes out on its own (runLater),
 	// so that the client has an event id to resume from.
-	f.primer.add(&c.prime, c)
+	prime := f.primer.add(c)
 	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
 		x.Extra.CloseSSEStream = c.closeStream
 	}
 	res, err := run(c.ctx, c.msg.Method, mreq)
-	f.primer.cancel(&c.prime)
+	f.primer.cancel(prime)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
