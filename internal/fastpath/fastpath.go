@@ -297,13 +297,12 @@ const primeDelay = 20 * time.Millisecond
 // may drop part way through a long write.
 const plainMax = 16 << 10
 
-// fastRequest is a JSON-RPC request as the fast path reads it.
-type fastRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
+// fastRequest is a JSON-RPC request as the fast path reads it: with
+// wire.ScanRequest, or else encoding/json.
+type fastRequest wire.Request
+
+// servedMethods are the methods the fast path may serve.
+var servedMethods = []string{"tools/call", "tools/list", "resources/read"}
 
 func (f *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && f.resume(w, r) {
@@ -358,7 +357,12 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	}
 	c := &fastCall{f: f, stateless: stateless}
 	req := &c.msg
-	if json.Unmarshal(body, req) != nil || req.JSONRPC != "2.0" || !wire.ValidID(req.ID) {
+	if r, ok := wire.ScanRequest(body, servedMethods...); ok {
+		*req = fastRequest(r)
+	} else if json.Unmarshal(body, req) != nil {
+		return false
+	}
+	if req.JSONRPC != "2.0" || !wire.ValidID(req.ID) {
 		return false
 	}
 	if stateless && r.Header.Get("Mcp-Method") != req.Method {
@@ -376,7 +380,7 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	c.extra = mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 	switch req.Method {
 	case "tools/call":
-		if json.Unmarshal(req.Params, &c.params) != nil {
+		if !c.callParams() {
 			return false
 		}
 		handle, neverAsks, ok := f.d.Tool(c.params.Name)
@@ -567,6 +571,18 @@ type fastCall struct {
 	started bool       // the event stream has begun: its header and priming event are written
 	primed  bool       // the stream is open with its priming event stored
 	st      *fastStream
+}
+
+// callParams reads tools/call's params into c.params: with
+// wire.ScanCallParams, or else encoding/json. It reports false for params
+// encoding/json would not decode.
+func (c *fastCall) callParams() bool {
+	p, ok := wire.ScanCallParams(c.msg.Params)
+	if !ok {
+		return json.Unmarshal(c.msg.Params, &c.params) == nil
+	}
+	c.params.Name, c.params.Arguments = p.Name, p.Arguments
+	return p.Meta == nil || json.Unmarshal(p.Meta, &c.params.Meta) == nil
 }
 
 // cleanup undoes, once the call has ended, what was set up for it.
