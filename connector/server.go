@@ -36,9 +36,9 @@ type Server struct {
 	// fastResources are the fixed resources' handlers as the fast path
 	// runs them (wrapFast), by URI.
 	fastResources map[string]mcp.MethodHandler
-	templates []*resourceTemplate
-	prompts   map[string]*Prompt
-	tasks     *taskRunner // tasks.go; nil without task tools
+	templates     []*resourceTemplate
+	prompts       map[string]*Prompt
+	tasks         *taskRunner // tasks.go; nil without task tools
 	// hiddenPrompts are the prompts SetPromptEnabled took off the list.
 	hiddenPrompts map[string]bool
 	completions   map[completionKey]CompletionHandler

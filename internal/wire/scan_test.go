@@ -83,8 +83,8 @@ func TestScanRequest(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"\u00e9\n","method":"tools/call","params":[]}`, true},
 		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"p\\u0061rams\":{}}", true}, // an escaped name
 		// Left to encoding/json.
-		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, false},                     // another method
-		{`{"jsonrpc":"2.0","id":1,"Method":"tools/call"}`, false},                     // a name in another case
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, false},                       // another method
+		{`{"jsonrpc":"2.0","id":1,"Method":"tools/call"}`, false},                       // a name in another case
 		{`{"jsonrpc":"2.0","id":1,"methoD":"tools/list","method":"tools/call"}`, false}, // the same, twice
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/list"}`, false}, // a name twice
 		{`{"jsonrpc":"2.0","id":1,"method":"tools\/call"}`, false},                      // an escaped method
