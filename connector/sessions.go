@@ -77,9 +77,11 @@ type sessionEntry struct {
 	ss      *mcp.ServerSession // nil while parked
 	busy    int                // requests in progress and streams open
 	last    time.Time          // when busy last fell to 0
-	timer   *time.Timer
-	parkT   *time.Timer // parks the session once idle for parkAfter
-	removed bool        // the slot was given back
+	timer   *time.Timer        // closes the session once idle for the idle timeout (expire)
+	timerOn bool               // timer is armed
+	parkT   *time.Timer        // parks the session once idle for parkAfter (parkDue)
+	parkOn  bool               // parkT is armed
+	removed bool               // the slot was given back
 }
 
 func newSessionTable(max, perCaller int, idle time.Duration, logger *slog.Logger) *sessionTable {
@@ -203,64 +205,94 @@ func (t *sessionTable) removeLocked(e *sessionEntry) {
 }
 
 // begin counts a request of session id in progress (a call, an event
-// stream); the returned func ends it. Unknown sessions are not counted.
-func (t *sessionTable) begin(id string) func() {
+// stream) and returns its entry, which end takes once the request ends;
+// nil for a session the table does not hold, which is not counted.
+func (t *sessionTable) begin(id string) *sessionEntry {
 	t.mu.Lock()
 	e := t.byID[id]
-	if e == nil {
-		t.mu.Unlock()
-		return func() {}
-	}
-	if e.busy++; e.busy == 1 {
-		if e.timer != nil {
-			e.timer.Stop()
-		}
-		if e.parkT != nil {
-			e.parkT.Stop()
-		}
+	if e != nil {
+		e.busy++
 	}
 	t.mu.Unlock()
-	return func() {
-		t.mu.Lock()
-		t.doneLocked(e)
-		t.mu.Unlock()
-	}
+	return e
 }
 
-// doneLocked ends one request of e; the idle timer starts when none is
-// left.
+// end ends a request begin counted (e nil: one it did not).
+func (t *sessionTable) end(e *sessionEntry) {
+	if e == nil {
+		return
+	}
+	t.mu.Lock()
+	t.doneLocked(e)
+	t.mu.Unlock()
+}
+
+// doneLocked ends one request of e. Once none is left, the idle timers
+// run: armed if they are off, not stopped and reset on every request.
+// When one fires it looks at how long e has been idle, and waits for the
+// rest (expire, parkDue).
 func (t *sessionTable) doneLocked(e *sessionEntry) {
 	if e.busy--; e.busy > 0 || e.removed {
 		return
 	}
 	e.last = time.Now()
-	if t.parkIdle != nil && e.ss != nil && e.id != "" {
+	if t.parkIdle != nil && e.ss != nil && e.id != "" && !e.parkOn {
+		e.parkOn = true
 		if e.parkT == nil {
-			id := e.id
-			e.parkT = time.AfterFunc(t.parkAfter, func() { t.parkIdle(id) })
+			e.parkT = time.AfterFunc(t.parkAfter, func() { t.parkDue(e) })
 		} else {
 			e.parkT.Reset(t.parkAfter)
 		}
 	}
-	if t.idle <= 0 {
-		return
-	}
-	if e.timer == nil {
-		e.timer = time.AfterFunc(t.idle, func() { t.expire(e) })
-	} else {
-		e.timer.Reset(t.idle)
+	if t.idle > 0 && !e.timerOn {
+		e.timerOn = true
+		if e.timer == nil {
+			e.timer = time.AfterFunc(t.idle, func() { t.expire(e) })
+		} else {
+			e.timer.Reset(t.idle)
+		}
 	}
 }
 
-// expire closes e when it is still idle.
+// expire closes e once it has been idle for the idle timeout. A request
+// in progress disarms the timer (its end arms it again); one that came
+// and went since the timer was armed has it wait for the rest.
 func (t *sessionTable) expire(e *sessionEntry) {
 	t.mu.Lock()
-	idle := e.busy == 0 && !e.removed && time.Since(e.last) >= t.idle
+	e.timerOn = false
+	if e.busy > 0 || e.removed {
+		t.mu.Unlock()
+		return
+	}
+	if rest := t.idle - time.Since(e.last); rest > 0 {
+		e.timerOn = true
+		e.timer.Reset(rest)
+		t.mu.Unlock()
+		return
+	}
 	id, ss := e.id, e.ss
 	t.mu.Unlock()
-	if idle {
-		t.closeSession(id, ss) // its close gives the slot back
+	t.closeSession(id, ss) // its close gives the slot back
+}
+
+// parkDue parks e once it has been idle for parkAfter, as expire closes
+// it.
+func (t *sessionTable) parkDue(e *sessionEntry) {
+	t.mu.Lock()
+	e.parkOn = false
+	if e.busy > 0 || e.removed || e.ss == nil {
+		t.mu.Unlock()
+		return
 	}
+	if rest := t.parkAfter - time.Since(e.last); rest > 0 {
+		e.parkOn = true
+		e.parkT.Reset(rest)
+		t.mu.Unlock()
+		return
+	}
+	id := e.id
+	t.mu.Unlock()
+	t.parkIdle(id)
 }
 
 // closeSession closes session id, whose go-sdk session is ss, or which is
@@ -281,7 +313,7 @@ func (t *sessionTable) parked(id string) {
 		e.ss = nil
 		if e.parkT != nil {
 			e.parkT.Stop()
-			e.parkT = nil
+			e.parkT, e.parkOn = nil, false
 		}
 	}
 	t.mu.Unlock()
@@ -314,7 +346,7 @@ func (t *sessionTable) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(slotHeader)
 		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			defer t.begin(id)()
+			defer t.end(t.begin(id))
 		}
 		next.ServeHTTP(w, r)
 	})

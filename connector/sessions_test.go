@@ -342,3 +342,40 @@ func TestSessionBoundsPerSubject(t *testing.T) {
 		t.Error("ann's new session closed another session than her own")
 	}
 }
+
+// TestSessionInUseKept checks that a session in use past its idle timeout
+// and past the park delay is neither closed nor parked while in use: the
+// idle timers, armed once, wait out each spell of activity when they
+// fire. Left alone, it is parked, then closed.
+func TestSessionInUseKept(t *testing.T) {
+	t.Parallel()
+	const idle, parkAfter = 1500 * time.Millisecond, 300 * time.Millisecond
+	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)), connector.WithSessionIdle(idle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	connector.SetParkAfter(s, parkAfter)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	c := newSessionClient(t, ts.URL, "127.0.0.1")
+	h, resp, body := c.open()
+	if h == nil {
+		t.Fatalf("%s %s", resp.Status, body)
+	}
+	// Parked once initialized; a ping goes to the go-sdk session, which
+	// brings it back.
+	waitFor(t, "the new session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	if !c.alive(h) {
+		t.Fatal("the session expired at once")
+	}
+	for end := time.Now().Add(3 * idle); time.Now().Before(end); time.Sleep(parkAfter / 4) {
+		if connector.ParkedCount(s) != 0 {
+			t.Fatal("the session was parked while in use")
+		}
+		if !c.alive(h) {
+			t.Fatal("the session was closed while in use")
+		}
+	}
+	waitFor(t, "the idle session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	waitFor(t, "the idle session closed", func() bool { return connector.SessionCount(s) == 0 })
+}
