@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpgen/mcpgen/internal/hosts"
 	"github.com/mcpgen/mcpgen/internal/wire"
@@ -61,7 +60,7 @@ func (g *guard) alignVersion(r *http.Request) {
 		return
 	}
 	id, hv := r.Header.Get("Mcp-Session-Id"), r.Header.Get("Mcp-Protocol-Version")
-	if id == "" || hv == "" || hv >= wire.ResumableVersion || !slices.Contains(mcp.SupportedProtocolVersions(), hv) {
+	if id == "" || hv == "" || hv >= wire.ResumableVersion || !wire.Supported(hv) {
 		return
 	}
 	if sv := g.sessionVersion(id); sv >= wire.ResumableVersion {

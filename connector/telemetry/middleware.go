@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/internal/fastpath"
+	"github.com/mcpgen/mcpgen/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
@@ -63,10 +64,6 @@ var knownMethods = map[string]bool{
 
 // serverSpan is the option of every request span's kind, made once.
 var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
-
-// supportedVersions are the protocol versions that keep their name in
-// metrics.
-var supportedVersions = mcp.SupportedProtocolVersions()
 
 // SetNames tells t the server's tool and prompt names: other names keep
 // out of metrics and span names. Call it before serving.
@@ -333,7 +330,7 @@ type shapeCache struct {
 func (c *shapeCache) get(t *Telemetry, d request) *spanShape {
 	k := shapeKey{method: d.method, tool: d.tool, prompt: d.prompt, version: d.version, transport: d.transport}
 	known := knownMethods[k.method] && (k.tool == "" || t.tools[k.tool]) && (k.prompt == "" || t.prompts[k.prompt]) &&
-		(k.version == "" || slices.Contains(supportedVersions, k.version))
+		(k.version == "" || wire.Supported(k.version))
 	if !known {
 		return newSpanShape(t, k)
 	}
@@ -618,7 +615,7 @@ func (c *attrCache) get(t *Telemetry, k metricKey) metricSet {
 	if k.prompt != "" && !t.prompts[k.prompt] {
 		k.prompt = other
 	}
-	if k.version != "" && !slices.Contains(supportedVersions, k.version) {
+	if k.version != "" && !wire.Supported(k.version) {
 		k.version = other
 	}
 	c.mu.RLock()

@@ -53,7 +53,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -317,7 +316,7 @@ func (f *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stateless := v >= wire.StatelessVersion
 	sid := h.Get("Mcp-Session-Id")
 	switch {
-	case v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v):
+	case v != "" && !wire.Supported(v):
 		// The endpoint answers unsupported versions.
 		f.next.ServeHTTP(w, r)
 		return

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,6 +99,13 @@ func ErrorStatus(stateless bool, err error) int {
 	}
 	return http.StatusOK
 }
+
+// supportedVersions are the protocol versions the go-sdk serves, asked
+// for once: the go-sdk returns a new copy each time.
+var supportedVersions = mcp.SupportedProtocolVersions()
+
+// Supported reports whether the go-sdk serves protocol version v.
+func Supported(v string) bool { return slices.Contains(supportedVersions, v) }
 
 // ResumableVersion is the first protocol version whose SSE streams are
 // resumable: priming events, retry, Last-Event-ID (SEP-1699).
