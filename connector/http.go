@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/mcpgen/mcpgen/internal/hosts"
 	"github.com/mcpgen/mcpgen/internal/wire"
 )
