@@ -581,7 +581,14 @@ func (c *fastCall) callParams() bool {
 		return json.Unmarshal(c.msg.Params, &c.params) == nil
 	}
 	c.params.Name, c.params.Arguments = p.Name, p.Arguments
-	return p.Meta == nil || json.Unmarshal(p.Meta, &c.params.Meta) == nil
+	if p.Meta == nil {
+		return true
+	}
+	if m, ok := wire.ScanObject(p.Meta); ok {
+		c.params.Meta = m
+		return true
+	}
+	return json.Unmarshal(p.Meta, &c.params.Meta) == nil
 }
 
 // cleanup undoes, once the call has ended, what was set up for it.

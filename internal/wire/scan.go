@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
@@ -122,6 +123,71 @@ func ScanCallParams(params []byte) (CallParams, bool) {
 		return true
 	})
 	return p, ok && s.end()
+}
+
+// ScanObject decodes raw, a JSON object, into the map[string]any
+// encoding/json would decode it into (numbers as float64, arrays as
+// []any), in one pass; or it reports false for encoding/json to decode
+// it, as ScanRequest does. A request's _meta is read this way.
+func ScanObject(raw []byte) (map[string]any, bool) {
+	s := getScanner(raw)
+	defer putScanner(s)
+	v, ok := s.anyValue()
+	m, _ := v.(map[string]any)
+	return m, ok && m != nil && s.end()
+}
+
+// anyValue decodes the next value as encoding/json decodes it into an
+// any.
+func (s *scanner) anyValue() (any, bool) {
+	tok, err := s.dec.ReadToken()
+	if err != nil {
+		return nil, false
+	}
+	switch tok.Kind() {
+	case '{':
+		m := map[string]any{}
+		for s.dec.PeekKind() == '"' {
+			tok, err := s.dec.ReadToken()
+			if err != nil {
+				return nil, false
+			}
+			name := tok.String() // before the next read voids tok
+			v, ok := s.anyValue()
+			if !ok {
+				return nil, false
+			}
+			m[name] = v
+		}
+		end, err := s.dec.ReadToken()
+		return m, err == nil && end.Kind() == '}'
+	case '[':
+		a := []any{}
+		for k := s.dec.PeekKind(); k != ']' && k != 0; k = s.dec.PeekKind() {
+			v, ok := s.anyValue()
+			if !ok {
+				return nil, false
+			}
+			a = append(a, v)
+		}
+		end, err := s.dec.ReadToken()
+		return a, err == nil && end.Kind() == ']'
+	case '"':
+		return tok.String(), true
+	case '0':
+		// encoding/json refuses a number beyond float64's range, which
+		// Float clamps to the largest: such a number (or the largest
+		// itself) is left to encoding/json.
+		f := tok.Float()
+		return f, math.Abs(f) < math.MaxFloat64
+	case 't':
+		return true, true
+	case 'f':
+		return false, true
+	case 'n':
+		return nil, true
+	}
+	return nil, false
 }
 
 // scanner reads one JSON value of an input it holds, handing out raw

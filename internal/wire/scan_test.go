@@ -200,3 +200,77 @@ func FuzzScanCallParams(f *testing.F) {
 		sameAsV1Params(t, params)
 	})
 }
+
+// sameAsV1Object fails t when ScanObject decoded raw, but not as
+// encoding/json decodes it into a map[string]any.
+func sameAsV1Object(t *testing.T, raw []byte) (scanned bool) {
+	t.Helper()
+	got, ok := ScanObject(raw)
+	if !ok {
+		return false
+	}
+	var want map[string]any
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatalf("ScanObject decoded %q, which encoding/json refuses: %v", raw, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ScanObject decoded %q as %#v; encoding/json as %#v", raw, got, want)
+	}
+	return true
+}
+
+func TestScanObject(t *testing.T) {
+	for _, tc := range []struct {
+		raw     string
+		scanned bool
+	}{
+		{`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}`, true},
+		{`{"a":[],"b":[1,-2.5e3,"x\u00e9\n",true,false,null,{"c":[[]]}],"progressToken":7}`, true},
+		{`{}`, true},
+		{` {"a" : 1 } `, true},
+		{`{"a":1e400}`, false}, // beyond float64: encoding/json refuses it
+		{`{"a":1,"a":2}`, false},
+		{`{"a":1}x`, false},
+		{`[1]`, false},
+		{`null`, false},
+		{"{\"a\":\"\xff\"}", false},
+	} {
+		if got := sameAsV1Object(t, []byte(tc.raw)); got != tc.scanned {
+			t.Errorf("ScanObject(%s): scanned %v, want %v", tc.raw, got, tc.scanned)
+		}
+	}
+}
+
+func BenchmarkScanObject(b *testing.B) {
+	meta := []byte(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench-load","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}`)
+	b.Run("scan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := ScanObject(meta); !ok {
+				b.Fatal("not scanned")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var m map[string]any
+			if err := json.Unmarshal(meta, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func FuzzScanObject(f *testing.F) {
+	for _, s := range []string{
+		`{"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"x":[1,2.5,"s",null,true]}`,
+		`{"a":{"b":{"c":[{}]}},"n":-0.0e-7}`,
+		`{"s":"\ud83d\ude00 \u00e9"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sameAsV1Object(t, raw)
+	})
+}
