@@ -155,8 +155,7 @@ type Handler struct {
 
 	sessions sync.Map                  // session ID -> *fastSession (sessions era)
 	streams  sync.Map                  // stream ID -> *fastStream (resumable answers in progress)
-	inflight sync.Map                  // inflightKey -> *fastCall (sessions era, for notifications/cancelled)
-	primer   *later                    // primes the resumable answers of calls running past primeDelay
+	calls    *callTable                // calls in flight in sessions; primes resumable answers running past primeDelay
 	lists    [3]atomic.Pointer[[]byte] // encoded tools/list results, by listEra
 	listRun  func() mcp.MethodHandler  // tools/list's handler, in the middleware (New)
 
@@ -182,7 +181,7 @@ func New(cfg Config, d Dispatcher) *Handler {
 		cfg.PageSize = mcp.DefaultPageSize
 	}
 	implJSON, _ := json.Marshal(cfg.Impl)
-	f := &Handler{cfg: cfg, d: d, implJSON: implJSON, primer: newLater(primeDelay, primeDelay/4)}
+	f := &Handler{cfg: cfg, d: d, implJSON: implJSON, calls: newCallTable(primeDelay, primeDelay/4)}
 	// tools/list's answer is known in advance (listResponse), but the
 	// request still passes through the middleware (the request log's
 	// line). Wrapped at the first request: the middleware is complete by
@@ -285,7 +284,7 @@ type inflightKey struct {
 }
 
 // primeDelay is how long a call in a session at 2025-11-25 or later runs
-// before its priming event goes out (up to a quarter more: later), so
+// before its priming event goes out (up to a quarter more: callTable), so
 // that its client can resume the answer if the connection drops. A call
 // that ends sooner is answered whole (serveStream).
 const primeDelay = 20 * time.Millisecond
@@ -481,8 +480,18 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 			ctx = context.WithoutCancel(ctx)
 		}
 		ctx, c.cancel = context.WithCancel(ctx)
-		c.inflight = inflightKey{sid, string(req.ID)}
-		if _, dup := f.inflight.LoadOrStore(c.inflight, c); dup {
+	}
+	var sink func(*mcp.LoggingMessageParams) error
+	if c.logs != nil {
+		sink = c.logs.send
+	}
+	c.ctx = f.d.Context(ctx, req.ID, sink)
+	c.w, c.sid = w, sid
+	if c.fs != nil {
+		// Entered in the table once complete: its ticker may prime the
+		// call from another goroutine.
+		c.key, c.resumable = inflightKey{sid, string(req.ID)}, resumable
+		if !f.calls.add(c) {
 			c.cancel()
 			wh["Content-Type"] = contentJSON
 			w.WriteHeader(http.StatusBadRequest)
@@ -492,17 +501,11 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		c.listed = true
 		// The session's end cancels its calls in flight (endSession); one
 		// that ended before this call was registered is seen here.
-		if fs.ctx.Err() != nil {
+		if c.fs.ctx.Err() != nil {
 			c.cancel()
 		}
 	}
-	var sink func(*mcp.LoggingMessageParams) error
-	if c.logs != nil {
-		sink = c.logs.send
-	}
-	c.ctx = f.d.Context(ctx, req.ID, sink)
 	if resumable {
-		c.w, c.sid = w, sid
 		c.serveStream(r, run, mreq)
 		return true
 	}
@@ -554,11 +557,14 @@ type fastCall struct {
 	logs      *logStream            // a 2025 request without a session: &log
 	log       logStream
 
-	ctx       context.Context    // the handler's
-	cancel    context.CancelFunc // a session's call: its context's
-	cancelled atomic.Bool        // notifications/cancelled named the call
-	inflight  inflightKey        // a session's call: its entry in f.inflight
-	listed    bool               // the entry is there
+	ctx        context.Context    // the handler's
+	cancel     context.CancelFunc // a session's call: its context's
+	cancelled  atomic.Bool        // notifications/cancelled named the call
+	key        inflightKey        // a session's call: its key in f.calls
+	listed     bool               // it is in f.calls
+	resumable  bool               // its answer may be a resumable event stream (serveStream)
+	added      time.Time          // when it entered f.calls
+	primeTaken bool               // f.calls has had it primed (runLater); guarded by f.calls.mu
 
 	// A resumable answer (serveStream).
 	w       http.ResponseWriter
@@ -594,7 +600,7 @@ func (c *fastCall) callParams() bool {
 // cleanup undoes, once the call has ended, what was set up for it.
 func (c *fastCall) cleanup() {
 	if c.listed {
-		c.f.inflight.Delete(c.inflight)
+		c.f.calls.remove(c)
 	}
 	if c.cancel != nil {
 		c.cancel()
@@ -668,8 +674,7 @@ func (f *Handler) cancelled(sid string, body []byte) {
 	if json.Unmarshal(body, &n) != nil || n.Method != "notifications/cancelled" {
 		return
 	}
-	if x, ok := f.inflight.Load(inflightKey{sid, string(n.Params.RequestID)}); ok {
-		c := x.(*fastCall)
+	if c := f.calls.get(inflightKey{sid, string(n.Params.RequestID)}); c != nil {
 		c.cancelled.Store(true)
 		c.cancel()
 	}

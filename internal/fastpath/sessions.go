@@ -112,12 +112,7 @@ func (f *Handler) sessionClosed(id string) {
 // time (serve checks the context after registering).
 func (f *Handler) endSession(fs *fastSession) {
 	fs.cancel()
-	f.inflight.Range(func(k, v any) bool {
-		if k.(inflightKey).session == fs.id {
-			v.(*fastCall).cancel()
-		}
-		return true
-	})
+	f.calls.endSession(fs.id)
 }
 
 // closeHook is the sessions' event store, which the go-sdk tells when a

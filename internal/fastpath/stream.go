@@ -47,14 +47,12 @@ type fastStream struct {
 func (c *fastCall) serveStream(r *http.Request, run mcp.MethodHandler, mreq mcp.Request) {
 	defer c.cleanup()
 	f, w := c.f, c.w
-	// Past primeDelay the priming event goes out on its own (runLater),
-	// so that the client has an event id to resume from.
-	prime := f.primer.add(c)
 	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
 		x.Extra.CloseSSEStream = c.closeStream
 	}
+	// Past primeDelay the priming event goes out on its own (runLater,
+	// from f.calls), so that the client has an event id to resume from.
 	res, err := run(c.ctx, c.msg.Method, mreq)
-	f.primer.cancel(prime)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
@@ -116,7 +114,7 @@ func (c *fastCall) serveStream(r *http.Request, run mcp.MethodHandler, mreq mcp.
 }
 
 // runLater sends the priming event of a call still running primeDelay
-// after it began (f.primer).
+// after it began (f.calls).
 func (c *fastCall) runLater() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
