@@ -98,11 +98,11 @@ type Dispatcher interface {
 	Enabled() bool
 	// Tool returns the handler of tools/call of the named tool, as the
 	// go-sdk server runs it, inside the receiving middleware (as Wrap
-	// would make it, made once); its request is a *mcp.CallToolRequest. neverAsks is true
-	// when the tool never sends the client a request during a call. ok is
-	// false when the go-sdk must answer: no such tool, one taken off the
-	// list, or one whose arguments the go-sdk checks against Mcp-Param
-	// headers.
+	// would make it, made once); its request is a *mcp.CallToolRequest.
+	// neverAsks is true when the tool never sends the client a request
+	// during a call. ok is false when the go-sdk must answer: no such
+	// tool, one taken off the list, or one whose arguments the go-sdk
+	// checks against Mcp-Param headers.
 	Tool(name string) (call mcp.MethodHandler, neverAsks, ok bool)
 	// Resource returns the handler of resources/read of the fixed
 	// resource uri, inside the receiving middleware; its request is a
@@ -355,8 +355,8 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	}
 	c := &fastCall{f: f, stateless: stateless}
 	req := &c.msg
-	if r, ok := wire.ScanRequest(body, servedMethods...); ok {
-		*req = fastRequest(r)
+	if m, ok := wire.ScanRequest(body, servedMethods...); ok {
+		*req = fastRequest(m)
 	} else if json.Unmarshal(body, req) != nil {
 		return false
 	}

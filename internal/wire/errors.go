@@ -1,6 +1,7 @@
 // Package wire is the one copy of the JSON-RPC details mcpgen writes by hand:
 // request ids the go-sdk would change, integral numbers, error responses
-// and their codes, and the protocol versions that pick an era.
+// and their codes, the protocol versions that pick an era, and the one-pass
+// reading of a request's envelope and tools/call's params (scan.go).
 package wire
 
 import (
