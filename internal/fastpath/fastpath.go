@@ -469,7 +469,8 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		if ss == nil {
 			// Parked: the handler's ctx names the session, and brings it
 			// back if the handler asks for it (CallSession.Live).
-			ctx = context.WithValue(ctx, callSessionKey{}, &CallSession{ID: sid, f: f, fs: fs, r: r})
+			c.parked = CallSession{ID: sid, f: f, fs: fs, r: r}
+			ctx = context.WithValue(ctx, callSessionKey{}, &c.parked)
 		}
 		// As through the go-sdk, a call in a session at 2025-11-25 or later
 		// is answered on a resumable event stream: it goes on if the
@@ -554,6 +555,7 @@ type fastCall struct {
 	stateless bool                  // a request at 2026-07-28
 	listOnly  bool                  // tools/list: the answer is known in advance
 	fs        *fastSession          // the call's session, if any
+	parked    CallSession           // its CallSession, when fs is parked
 	logs      *logStream            // a 2025 request without a session: &log
 	log       logStream
 
