@@ -242,7 +242,7 @@ func runCase(ctx context.Context, b *browser.Browser, insp *inspector.Server, ba
 		if err != nil {
 			c.Failures = append(c.Failures, "screenshot: "+err.Error())
 		} else {
-			screenshot(dir, opts, c, stem, shot)
+			screenshot(dir, opts, c, stem, shot, func() ([]byte, error) { return v.Screenshot(ctx) })
 		}
 	}
 	for _, p := range v.Problems() {
@@ -262,34 +262,62 @@ func runCase(ctx context.Context, b *browser.Browser, insp *inspector.Server, ba
 	}
 }
 
-// screenshot writes this run's screenshot and keeps or compares the golden.
-func screenshot(dir string, opts *Options, c *Case, stem string, shot []byte) {
+// retakes is how many more screenshots a case takes, retakeAfter apart,
+// when one differs from its golden: a frame caught while a busy machine
+// was still painting differs once, a changed view every time.
+const (
+	retakes     = 2
+	retakeAfter = 300 * time.Millisecond
+)
+
+// screenshot writes this run's screenshot and keeps or compares the
+// golden; retake takes the screenshot again.
+func screenshot(dir string, opts *Options, c *Case, stem string, shot []byte, retake func() ([]byte, error)) {
 	out := filepath.Join(opts.Out, c.Fixture.Tool, stem+".png")
-	if err := writeFile(out, shot); err != nil {
-		c.Failures = append(c.Failures, err.Error())
-		return
-	}
-	c.Screenshot = out
 	c.Golden = filepath.Join(dir, fixture.Dir, c.Fixture.Tool, stem+".png")
 	diffPath := filepath.Join(opts.Out, c.Fixture.Tool, stem+".diff.png")
 	os.Remove(diffPath)
-	if opts.Update {
-		if err := writeFile(c.Golden, shot); err != nil {
+	keep := func() bool {
+		if err := writeFile(out, shot); err != nil {
 			c.Failures = append(c.Failures, err.Error())
+			return false
 		}
-		c.Updated = true
+		c.Screenshot = out
+		return true
+	}
+	if opts.Update {
+		if keep() {
+			if err := writeFile(c.Golden, shot); err != nil {
+				c.Failures = append(c.Failures, err.Error())
+			}
+			c.Updated = true
+		}
 		return
 	}
 	golden, err := os.ReadFile(c.Golden)
 	if errors.Is(err, os.ErrNotExist) {
+		keep()
 		return
 	}
 	if err != nil {
+		keep()
 		c.Failures = append(c.Failures, err.Error())
 		return
 	}
 	c.Compared = true
 	r, err := imagediff.Compare(golden, shot, imagediff.Options{Tolerance: opts.Tolerance})
+	for i := 0; err == nil && r.Differ && i < retakes; i++ {
+		time.Sleep(retakeAfter)
+		again, rerr := retake()
+		if rerr != nil {
+			break
+		}
+		shot = again
+		r, err = imagediff.Compare(golden, shot, imagediff.Options{Tolerance: opts.Tolerance})
+	}
+	if !keep() {
+		return
+	}
 	if err != nil {
 		c.Failures = append(c.Failures, err.Error())
 		return
