@@ -254,45 +254,44 @@ func (t *sessionTable) doneLocked(e *sessionEntry) {
 	}
 }
 
-// expire closes e once it has been idle for the idle timeout. A request
-// in progress disarms the timer (its end arms it again); one that came
-// and went since the timer was armed has it wait for the rest.
+// expire closes e once it has been idle for the idle timeout.
 func (t *sessionTable) expire(e *sessionEntry) {
 	t.mu.Lock()
-	e.timerOn = false
-	if e.busy > 0 || e.removed {
-		t.mu.Unlock()
-		return
-	}
-	if rest := t.idle - time.Since(e.last); rest > 0 {
-		e.timerOn = true
-		e.timer.Reset(rest)
-		t.mu.Unlock()
-		return
-	}
+	due := t.dueLocked(e, t.idle, e.timer, &e.timerOn)
 	id, ss := e.id, e.ss
 	t.mu.Unlock()
-	t.closeSession(id, ss) // its close gives the slot back
+	if due {
+		t.closeSession(id, ss) // its close gives the slot back
+	}
 }
 
-// parkDue parks e once it has been idle for parkAfter, as expire closes
-// it.
+// parkDue parks e once it has been idle for parkAfter.
 func (t *sessionTable) parkDue(e *sessionEntry) {
 	t.mu.Lock()
 	e.parkOn = false
-	if e.busy > 0 || e.removed || e.ss == nil {
-		t.mu.Unlock()
-		return
-	}
-	if rest := t.parkAfter - time.Since(e.last); rest > 0 {
-		e.parkOn = true
-		e.parkT.Reset(rest)
-		t.mu.Unlock()
-		return
-	}
+	due := e.ss != nil && t.dueLocked(e, t.parkAfter, e.parkT, &e.parkOn) // parked already: parkT is gone
 	id := e.id
 	t.mu.Unlock()
-	t.parkIdle(id)
+	if due {
+		t.parkIdle(id)
+	}
+}
+
+// dueLocked is the rule of e's idle timers (expire, parkDue): timer, armed
+// (on) for d, has fired. It reports whether e has been idle for d. A
+// request in progress leaves the timer off (its end arms it again); one
+// that came and went since the timer was armed has it wait for the rest.
+func (t *sessionTable) dueLocked(e *sessionEntry, d time.Duration, timer *time.Timer, on *bool) bool {
+	*on = false
+	if e.busy > 0 || e.removed {
+		return false
+	}
+	if rest := d - time.Since(e.last); rest > 0 {
+		*on = true
+		timer.Reset(rest)
+		return false
+	}
+	return true
 }
 
 // closeSession closes session id, whose go-sdk session is ss, or which is

@@ -350,21 +350,10 @@ func TestSessionBoundsPerSubject(t *testing.T) {
 func TestSessionInUseKept(t *testing.T) {
 	t.Parallel()
 	const idle, parkAfter = 1500 * time.Millisecond, 300 * time.Millisecond
-	s, err := connector.NewServer(testApp(newProbe()), connector.WithLogger(quietLogger(nil)), connector.WithSessionIdle(idle))
-	if err != nil {
-		t.Fatal(err)
-	}
-	connector.SetParkAfter(s, parkAfter)
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
-	c := newSessionClient(t, ts.URL, "127.0.0.1")
-	h, resp, body := c.open()
-	if h == nil {
-		t.Fatalf("%s %s", resp.Status, body)
-	}
 	// Parked once initialized; a ping goes to the go-sdk session, which
 	// brings it back.
-	waitFor(t, "the new session parked", func() bool { return connector.ParkedCount(s) == 1 })
+	s, c, h := parkedSession(t, connector.WithLogger(quietLogger(nil)), connector.WithSessionIdle(idle))
+	connector.SetParkAfter(s, parkAfter)
 	if !c.alive(h) {
 		t.Fatal("the session expired at once")
 	}
