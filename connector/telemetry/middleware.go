@@ -162,12 +162,13 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		start := time.Now()
 		d := t.describe(method, req)
 		d.session = fastpath.SessionID(ctx, req) // parked sessions' too
+		k := t.kinds.get(t, d)
 		var span trace.Span
 		if t.tracing {
-			ctx, span = t.startServer(ctx, start, d, req)
+			ctx, span = t.startServer(ctx, start, d, k, req)
 		}
 		res, err := next(ctx, method, req)
-		t.finish(ctx, start, &d, span, res, err)
+		t.finish(ctx, start, &d, k, span, res, err)
 		return res, err
 	}
 }
@@ -176,12 +177,17 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // err, and ends its span (nil without tracing). It is a function of its
 // own, not part of the middleware's closure, so that its locals take no
 // room on the stack while the handler runs (see connector's requestLine).
-func (t *Telemetry) finish(ctx context.Context, start time.Time, d *request, span trace.Span, res mcp.Result, err error) {
+func (t *Telemetry) finish(ctx context.Context, start time.Time, d *request, k *requestKind, span trace.Span, res mcp.Result, err error) {
 	outcome, errType, errMsg := classify(res, err)
-	ms := t.attrSets.get(t, metricKey{
-		method: d.method, tool: d.tool, prompt: d.prompt, outcome: outcome,
-		errType: errType, version: d.version, transport: d.transport,
-	})
+	var ms metricSet
+	if k != nil && outcome == outcomeOK {
+		ms = k.ok
+	} else {
+		ms = t.attrSets.get(t, metricKey{
+			method: d.method, tool: d.tool, prompt: d.prompt, outcome: outcome,
+			errType: errType, version: d.version, transport: d.transport,
+		})
+	}
 	n, sized := resultSize(res)
 	sized = sized && err == nil
 	if ms.series != nil {
@@ -209,7 +215,7 @@ func (t *Telemetry) finish(ctx context.Context, start time.Time, d *request, spa
 }
 
 // startServer starts the server span of a request.
-func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request, req mcp.Request) (context.Context, trace.Span) {
+func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request, k *requestKind, req mcp.Request) (context.Context, trace.Span) {
 	parent := ctx
 	var links []trace.Link
 	var meta map[string]any
@@ -230,13 +236,29 @@ func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request,
 	} else if extra := req.GetExtra(); extra != nil && t.carriesContext(extra.Header) && !trace.SpanContextFromContext(ctx).IsValid() {
 		parent = t.propagator.Extract(ctx, propagation.HeaderCarrier(extra.Header))
 	}
-	sh := t.spanShapes.get(t, d)
+	var sh *spanShape
+	if k != nil {
+		sh = k.shape
+	} else {
+		sh = newSpanShape(t, shapeKeyOf(d))
+	}
 	if t.reqTracer != nil {
 		sctx, span := t.reqTracer.start(parent, sh.name, start, links)
 		if rec := span.rec; rec != nil { // not shared yet: no lock
-			// The attributes are made in the record's spare room, then
-			// added where they already are (within the span limits).
-			rec.setAttributes(&t.reqTracer.limits, appendSpanAttrs(rec.attrs[len(rec.attrs):], ctx, sh, d))
+			if sh.enc != nil && len(rec.attrs) == 0 {
+				// sh's attributes are valid, within the limits and
+				// encoded already; the request's own follow, under
+				// keys of their own.
+				rec.attrs = append(rec.attrs, sh.attrs...)
+				rec.shapeN, rec.shapeEnc = len(sh.attrs), sh.enc
+				rec.setAttributes(&t.reqTracer.limits, appendRequestAttrs(rec.attrs[len(rec.attrs):], ctx, d))
+				rec.attrsDirty = false
+			} else {
+				// The attributes are made in the record's spare room,
+				// then added where they already are (within the span
+				// limits).
+				rec.setAttributes(&t.reqTracer.limits, appendSpanAttrs(rec.attrs[len(rec.attrs):], ctx, sh, d))
+			}
 		}
 		return sctx, span
 	}
@@ -274,7 +296,13 @@ func spanAttrs(ctx context.Context, sh *spanShape, d request) []attribute.KeyVal
 // appendSpanAttrs appends the attributes of the server span of d to
 // attrs.
 func appendSpanAttrs(attrs []attribute.KeyValue, ctx context.Context, sh *spanShape, d request) []attribute.KeyValue {
-	attrs = append(attrs, sh.attrs...)
+	return appendRequestAttrs(append(attrs, sh.attrs...), ctx, d)
+}
+
+// appendRequestAttrs appends the attributes of the server span of d that
+// change from request to request: the resource URI, session and request
+// id. No key of theirs is one of a spanShape's.
+func appendRequestAttrs(attrs []attribute.KeyValue, ctx context.Context, d request) []attribute.KeyValue {
 	if d.uri != "" {
 		attrs = append(attrs, keyResourceURI.String(d.uri))
 	}
@@ -311,6 +339,9 @@ func (t *Telemetry) carriesContext(h http.Header) bool {
 type spanShape struct {
 	name  string
 	attrs []attribute.KeyValue
+	// enc is attrs as OTLP span attributes, for mcpgen's own request
+	// span (nil when the span limits leave no room for them all).
+	enc []byte
 }
 
 // shapeKey is what a spanShape depends on.
@@ -318,36 +349,58 @@ type shapeKey struct {
 	method, tool, prompt, version, transport string
 }
 
-// shapeCache holds the spanShape of every shapeKey seen whose method,
-// tool or prompt and version the server knows, so that a request's span
-// costs a map lookup rather than a new name and attribute list; names a
-// client makes up are described afresh each time and not kept.
-type shapeCache struct {
-	mu     sync.RWMutex
-	shapes map[shapeKey]*spanShape
+func shapeKeyOf(d request) shapeKey {
+	return shapeKey{method: d.method, tool: d.tool, prompt: d.prompt, version: d.version, transport: d.transport}
 }
 
-func (c *shapeCache) get(t *Telemetry, d request) *spanShape {
-	k := shapeKey{method: d.method, tool: d.tool, prompt: d.prompt, version: d.version, transport: d.transport}
-	known := knownMethods[k.method] && (k.tool == "" || t.tools[k.tool]) && (k.prompt == "" || t.prompts[k.prompt]) &&
-		(k.version == "" || wire.Supported(k.version))
-	if !known {
-		return newSpanShape(t, k)
-	}
+// requestKind is what every request of one shapeKey the server knows
+// shares: its span's shape (with tracing), and the metric set of its
+// outcome when it succeeds, so that the common request costs one map
+// lookup for both.
+type requestKind struct {
+	shape *spanShape
+	ok    metricSet
+}
+
+// kindCache holds the requestKind of every shapeKey seen whose method,
+// tool or prompt and version the server knows; names a client makes up
+// are described afresh each time and not kept.
+type kindCache struct {
+	mu    sync.RWMutex
+	kinds map[shapeKey]*requestKind
+}
+
+// get returns the kind of d, or nil when a name in it is not one the
+// server knows.
+func (c *kindCache) get(t *Telemetry, d request) *requestKind {
+	key := shapeKeyOf(d)
 	c.mu.RLock()
-	sh, ok := c.shapes[k]
+	k, ok := c.kinds[key]
 	c.mu.RUnlock()
 	if ok {
-		return sh
+		return k
 	}
-	sh = newSpanShape(t, k)
+	known := knownMethods[key.method] && (key.tool == "" || t.tools[key.tool]) && (key.prompt == "" || t.prompts[key.prompt]) &&
+		(key.version == "" || wire.Supported(key.version))
+	if !known {
+		return nil
+	}
+	k = &requestKind{ok: t.attrSets.get(t, metricKey{
+		method: key.method, tool: key.tool, prompt: key.prompt, outcome: outcomeOK, version: key.version, transport: key.transport,
+	})}
+	if t.tracing {
+		k.shape = newSpanShape(t, key)
+	}
 	c.mu.Lock()
-	if c.shapes == nil {
-		c.shapes = map[shapeKey]*spanShape{}
+	defer c.mu.Unlock()
+	if k0, ok := c.kinds[key]; ok {
+		return k0
 	}
-	c.shapes[k] = sh
-	c.mu.Unlock()
-	return sh
+	if c.kinds == nil {
+		c.kinds = map[shapeKey]*requestKind{}
+	}
+	c.kinds[key] = k
+	return k
 }
 
 // newSpanShape names the span of k: {method} {tool or prompt} for a tool
@@ -377,6 +430,12 @@ func newSpanShape(t *Telemetry, k shapeKey) *spanShape {
 		attrs = append(attrs, keyProtocolName.String("http"))
 	}
 	sh.attrs = attrs
+	if rt := t.reqTracer; rt != nil && (rt.limits.AttributeCountLimit < 0 || len(attrs) <= rt.limits.AttributeCountLimit) {
+		for i, a := range attrs {
+			attrs[i] = truncateValue(a, rt.limits.AttributeValueLengthLimit)
+			sh.enc = appendKeyValue(sh.enc, fSpanAttributes, attrs[i])
+		}
+	}
 	return sh
 }
 

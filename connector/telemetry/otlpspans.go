@@ -230,12 +230,16 @@ func appendScope(b []byte, field protowire.Number, s instrumentation.Scope) []by
 // the SDK's (ReadOnlySpan) or a request span of mcpgen's own
 // (requestSpan), so that both are written by the same code.
 type spanFields struct {
-	sc, parent    trace.SpanContext
-	name          string
-	kind          trace.SpanKind
-	start, end    time.Time
-	attrs         []attribute.KeyValue
-	droppedAttrs  int
+	sc, parent   trace.SpanContext
+	name         string
+	kind         trace.SpanKind
+	start, end   time.Time
+	attrs        []attribute.KeyValue
+	droppedAttrs int
+	// The first shapeN of attrs are written as shapeEnc, their encoding
+	// made once for every request of a kind (spanShape).
+	shapeN        int
+	shapeEnc      []byte
 	events        []sdktrace.Event
 	droppedEvents int
 	links         []sdktrace.Link
@@ -277,7 +281,12 @@ func appendSpanFields(b []byte, s *spanFields) []byte {
 	b = appendVarint(b, fSpanKind, uint64(s.kind)) // the same numbers
 	b = appendFixed64(b, fSpanStart, unixNano(s.start))
 	b = appendFixed64(b, fSpanEnd, unixNano(s.end))
-	for _, kv := range s.attrs {
+	attrs := s.attrs
+	if s.shapeN > 0 {
+		b = append(b, s.shapeEnc...)
+		attrs = attrs[s.shapeN:]
+	}
+	for _, kv := range attrs {
 		b = appendKeyValue(b, fSpanAttributes, kv)
 	}
 	b = appendVarint(b, fSpanDroppedAttributes, uint64(uint32(s.droppedAttrs)))

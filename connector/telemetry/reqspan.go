@@ -129,6 +129,7 @@ func (rt *requestTracer) put(rec *spanRecord) {
 	rec.links = rec.links[:0]
 	rec.sc, rec.parent, rec.name, rec.status = trace.SpanContext{}, trace.SpanContext{}, "", sdktrace.Status{}
 	rec.droppedAttrs, rec.droppedEvents, rec.droppedLinks = 0, 0, 0
+	rec.shapeN, rec.shapeEnc = 0, nil
 	rec.attrsDirty, rec.sampled = false, false
 	if cap(rec.attrs) > 64 || cap(rec.events) > 16 || cap(rec.enc) > 16<<10 {
 		return // an exceptional span's room is not kept
@@ -277,7 +278,7 @@ func (rec *spanRecord) setAttributes(l *sdktrace.SpanLimits, kvs []attribute.Key
 			}
 			a = truncateValue(a, l.AttributeValueLengthLimit)
 			if i := indexOfKey(rec.attrs, a.Key); i >= 0 {
-				rec.attrs[i] = a
+				rec.replaceAttr(i, a)
 			} else if len(rec.attrs) >= limit {
 				rec.droppedAttrs++
 			} else {
@@ -303,13 +304,22 @@ func (rec *spanRecord) dedupAttrs() {
 	unique := rec.attrs[:0]
 	for _, a := range rec.attrs {
 		if i := indexOfKey(unique, a.Key); i >= 0 {
-			unique[i] = a
+			rec.replaceAttr(i, a)
 		} else {
 			unique = append(unique, a)
 		}
 	}
 	clear(rec.attrs[len(unique):])
 	rec.attrs = unique
+}
+
+// replaceAttr sets the attribute at i to a, which then is no longer its
+// shape's, encoded in advance.
+func (rec *spanRecord) replaceAttr(i int, a attribute.KeyValue) {
+	if i < rec.shapeN {
+		rec.shapeN, rec.shapeEnc = 0, nil
+	}
+	rec.attrs[i] = a
 }
 
 func indexOfKey(kvs []attribute.KeyValue, k attribute.Key) int {

@@ -47,9 +47,15 @@ var testResource = resource.NewSchemaless(attribute.String("service.name", "diff
 
 func newTwoPaths(t *testing.T, sampler sdktrace.Sampler, bs batchSettings) *twoPaths {
 	t.Helper()
+	return newTwoPathsLimited(t, sampler, bs, sdktrace.NewSpanLimits())
+}
+
+// newTwoPathsLimited is newTwoPaths with the span limits l on both paths.
+func newTwoPathsLimited(t *testing.T, sampler sdktrace.Sampler, bs batchSettings, l sdktrace.SpanLimits) *twoPaths {
+	t.Helper()
 	p := &twoPaths{sdkRec: tracetest.NewSpanRecorder(), ownRec: tracetest.NewSpanRecorder()}
-	sdkTP := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p.sdkRec), sdktrace.WithSampler(sampler), sdktrace.WithResource(testResource))
-	ownTP := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p.ownRec), sdktrace.WithSampler(sampler), sdktrace.WithResource(testResource))
+	sdkTP := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p.sdkRec), sdktrace.WithSampler(sampler), sdktrace.WithResource(testResource), sdktrace.WithRawSpanLimits(l))
+	ownTP := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p.ownRec), sdktrace.WithSampler(sampler), sdktrace.WithResource(testResource), sdktrace.WithRawSpanLimits(l))
 	var err error
 	if p.sdk, err = New(Providers{Tracer: sdkTP}); err != nil {
 		t.Fatal(err)
@@ -67,7 +73,7 @@ func newTwoPaths(t *testing.T, sampler sdktrace.Sampler, bs batchSettings) *twoP
 	}
 	go p.batch.run()
 	t.Cleanup(func() { p.batch.shutdown(context.Background()) })
-	p.own.reqTracer = &requestTracer{provider: ownTP, sampler: sampler, limits: sdktrace.NewSpanLimits(), batch: p.batch}
+	p.own.reqTracer = &requestTracer{provider: ownTP, sampler: sampler, limits: l, batch: p.batch}
 	for _, tel := range []*Telemetry{p.sdk, p.own} {
 		tel.SetNames([]string{"lookup"}, []string{"greet"})
 	}
@@ -237,7 +243,37 @@ func serve(tel *Telemetry, c diffCase) {
 // SDK's span makes: name, kind, parent, trace state, attributes (and
 // their order), status, events and links.
 func TestRequestSpanMatchesSDK(t *testing.T) {
-	p := newTwoPaths(t, sdktrace.ParentBased(sdktrace.AlwaysSample()), batchSettingsFromEnv())
+	matchSDK(t, newTwoPaths(t, sdktrace.ParentBased(sdktrace.AlwaysSample()), batchSettingsFromEnv()))
+}
+
+// TestRequestSpanLimitsMatchSDK is TestRequestSpanMatchesSDK under span
+// limits (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT and
+// OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT) that cut a request's
+// attributes: fewer than a tool call's fixed ones, fewer than all of
+// them, none, and short values.
+func TestRequestSpanLimitsMatchSDK(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		count, length int
+	}{
+		{"fewer than the fixed attributes", 3, -1},
+		{"room for the fixed attributes only", 7, -1},
+		{"none", 0, -1},
+		{"short values", -1, 4},
+		{"both", 8, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := sdktrace.NewSpanLimits()
+			l.AttributeCountLimit, l.AttributeValueLengthLimit = c.count, c.length
+			matchSDK(t, newTwoPathsLimited(t, sdktrace.ParentBased(sdktrace.AlwaysSample()), batchSettingsFromEnv(), l))
+		})
+	}
+}
+
+// matchSDK serves every diffCase on both of p's paths and compares their
+// spans.
+func matchSDK(t *testing.T, p *twoPaths) {
+	t.Helper()
 	for _, c := range diffCases {
 		serve(p.sdk, c)
 		serve(p.own, c)

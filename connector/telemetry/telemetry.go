@@ -68,7 +68,7 @@ type Telemetry struct {
 	storeDuration  metric.Float64Histogram   // mcpgen.store.operation.duration
 	meter          metric.Meter
 	attrSets       attrCache
-	spanShapes     shapeCache
+	kinds          kindCache
 	tools, prompts map[string]bool // SetNames
 
 	// set by Setup
