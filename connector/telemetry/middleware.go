@@ -159,25 +159,44 @@ func (t *Telemetry) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
-		start := time.Now()
-		d := t.describe(method, req)
-		d.session = fastpath.SessionID(ctx, req) // parked sessions' too
-		k := t.kinds.get(t, d)
-		var span trace.Span
-		if t.tracing {
-			ctx, span = t.startServer(ctx, start, d, k, req)
-		}
+		ctx, m := t.begin(ctx, method, req)
 		res, err := next(ctx, method, req)
-		t.finish(ctx, start, &d, k, span, res, err)
+		t.finish(ctx, m, res, err)
 		return res, err
 	}
 }
 
-// finish measures a request that started at start and ended with res and
-// err, and ends its span (nil without tracing). It is a function of its
-// own, not part of the middleware's closure, so that its locals take no
-// room on the stack while the handler runs (see connector's requestLine).
-func (t *Telemetry) finish(ctx context.Context, start time.Time, d *request, k *requestKind, span trace.Span, res mcp.Result, err error) {
+// measure is what the middleware keeps of a request while its handler
+// runs. It is held through a pointer, so that the middleware's frame,
+// under every handler's, stays small: a deep handler then fits in its
+// goroutine's first stack (see connector's requestLine).
+type measure struct {
+	start time.Time
+	d     request
+	k     *requestKind // nil for names the server does not know
+	span  trace.Span   // nil without tracing
+}
+
+var measures = sync.Pool{New: func() any { return new(measure) }}
+
+// begin starts measuring a request, and its span with tracing: ctx
+// carries the span.
+func (t *Telemetry) begin(ctx context.Context, method string, req mcp.Request) (context.Context, *measure) {
+	m := measures.Get().(*measure)
+	m.start = time.Now()
+	m.d = t.describe(method, req)
+	m.d.session = fastpath.SessionID(ctx, req) // parked sessions' too
+	m.k = t.kinds.get(t, m.d)
+	if t.tracing {
+		ctx, m.span = t.startServer(ctx, m, req)
+	}
+	return ctx, m
+}
+
+// finish measures the request m ended with res and err, ends its span
+// and gives m back.
+func (t *Telemetry) finish(ctx context.Context, m *measure, res mcp.Result, err error) {
+	start, d, k, span := m.start, &m.d, m.k, m.span
 	outcome, errType, errMsg := classify(res, err)
 	var ms metricSet
 	if k != nil && outcome == outcomeOK {
@@ -212,10 +231,13 @@ func (t *Telemetry) finish(ctx context.Context, start time.Time, d *request, k *
 		}
 		span.End()
 	}
+	*m = measure{}
+	measures.Put(m)
 }
 
 // startServer starts the server span of a request.
-func (t *Telemetry) startServer(ctx context.Context, start time.Time, d request, k *requestKind, req mcp.Request) (context.Context, trace.Span) {
+func (t *Telemetry) startServer(ctx context.Context, m *measure, req mcp.Request) (context.Context, trace.Span) {
+	start, d, k := m.start, m.d, m.k
 	parent := ctx
 	var links []trace.Link
 	var meta map[string]any
