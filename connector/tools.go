@@ -174,30 +174,49 @@ func (s *Server) sdkTool(t *tool) *mcp.Tool {
 // handle serves tools/call for one tool. Whatever the user's code does
 // (returns an error, panics, overruns its timeout, returns too much text),
 // the client gets a result it can show the model, and the server goes on.
+//
+// What comes before the user's handler is begin's and what follows is
+// end's, so that handle's frame, under the handler's, stays small (see
+// fastpath's Handler.serve).
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if err := t.s.authorize(req, "tool "+t.def.Name, t.def.Scopes); err != nil {
-		return nil, err
+	ctx, c, args, res, err := t.begin(ctx, req)
+	if res != nil || err != nil {
+		return res, err
 	}
-	if res := t.rateLimited(ctx, req); res != nil {
-		t.s.tel.RateLimited(ctx, t.def.Name) // observe.go
-		return res, nil
-	}
-	args, err := t.validate(req.Params.Arguments)
-	if err != nil {
-		return errorResult(err.Error()), nil
-	}
-	c := newCall(ctx, t.s, req.Session, req)
-	c.Tool = t.def.Name
-	if err := t.prepareRounds(c, req.Params); err != nil {
-		return nil, err
-	}
-	ctx = withCall(ctx, c)
 	var v any
 	if t.def.Timeout > 0 {
 		v, err = t.callWithTimeout(ctx, args)
 	} else {
 		v, err = t.call(ctx, args)
 	}
+	return t.end(c, v, err)
+}
+
+// begin checks a call (authorization, rate limit, arguments) and returns
+// the ctx and arguments to run the handler with; or the call's answer
+// when it is not to run.
+func (t *tool) begin(ctx context.Context, req *mcp.CallToolRequest) (context.Context, *Call, json.RawMessage, *mcp.CallToolResult, error) {
+	if err := t.s.authorize(req, "tool "+t.def.Name, t.def.Scopes); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if res := t.rateLimited(ctx, req); res != nil {
+		t.s.tel.RateLimited(ctx, t.def.Name) // observe.go
+		return nil, nil, nil, res, nil
+	}
+	args, err := t.validate(req.Params.Arguments)
+	if err != nil {
+		return nil, nil, nil, errorResult(err.Error()), nil
+	}
+	c := newCall(ctx, t.s, req.Session, req)
+	c.Tool = t.def.Name
+	if err := t.prepareRounds(c, req.Params); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return withCall(ctx, c), c, args, nil, nil
+}
+
+// end turns what the handler of call c returned into its answer.
+func (t *tool) end(c *Call, v any, err error) (*mcp.CallToolResult, error) {
 	if c.mrtr {
 		if res, ierr := t.inputRequired(c); res != nil || ierr != nil {
 			return res, ierr

@@ -346,46 +346,67 @@ func (f *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers r when it is a tools/call the fast path can serve, and
 // reports whether it did. It has written nothing when it returns false.
+//
+// What decides is prepare's, and what follows the handler is answer's or
+// the stream's: the functions on the stack while a handler runs keep
+// small frames, so that a handler's own deep calls (decoding its input)
+// fit in its goroutine's first stack rather than make the runtime copy
+// it to a larger one.
 func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) bool {
+	c, run, mreq := f.prepare(w, r, body, stateless, sid)
+	switch {
+	case c == nil:
+		return false
+	case run == nil: // answered already
+	case c.resumable:
+		c.serveStream(r, run, mreq)
+	default:
+		c.serveJSON(run, mreq)
+	}
+	return true
+}
+
+// prepare decodes and checks r, and returns its call, ready to run with
+// run and mreq; a nil call when the fast path does not serve r (nothing
+// written), and a nil run when prepare answered it (a duplicate id).
+func (f *Handler) prepare(w http.ResponseWriter, r *http.Request, body []byte, stateless bool, sid string) (c *fastCall, run mcp.MethodHandler, mreq mcp.Request) {
 	if !bytes.Contains(body, []byte(`"tools/call"`)) && !bytes.Contains(body, []byte(`"tools/list"`)) && !bytes.Contains(body, []byte(`"resources/read"`)) {
 		if sid != "" && bytes.Contains(body, []byte(`"notifications/cancelled"`)) {
 			f.cancelled(sid, body)
 		}
-		return false
+		return nil, nil, nil
 	}
-	c := &fastCall{f: f, stateless: stateless}
+	c = &fastCall{f: f, stateless: stateless}
 	req := &c.msg
 	if m, ok := wire.ScanRequest(body, servedMethods...); ok {
 		*req = fastRequest(m)
 	} else if json.Unmarshal(body, req) != nil {
-		return false
+		return nil, nil, nil
 	}
 	if req.JSONRPC != "2.0" || !wire.ValidID(req.ID) {
-		return false
+		return nil, nil, nil
 	}
 	if stateless && r.Header.Get("Mcp-Method") != req.Method {
-		return false
+		return nil, nil, nil
 	}
 	// What the request is, and what it needs to be answered here.
 	var (
 		meta   mcp.Meta
 		name   string // what Mcp-Name must say (2026-07-28)
-		run    mcp.MethodHandler
-		mreq   mcp.Request
-		mayAsk bool // the handler may send the client requests
-		mayLog bool // the handler may send log messages
+		mayAsk bool   // the handler may send the client requests
+		mayLog bool   // the handler may send log messages
 	)
 	c.extra = mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 	switch req.Method {
 	case "tools/call":
 		if !c.callParams() {
-			return false
+			return nil, nil, nil
 		}
 		handle, neverAsks, ok := f.d.Tool(c.params.Name)
 		if !ok {
 			// The go-sdk's unknown-tool error; or its check of the
 			// Mcp-Param headers of the tool's arguments (SEP-2243).
-			return false
+			return nil, nil, nil
 		}
 		meta, name, mayAsk, mayLog = c.params.Meta, c.params.Name, !neverAsks, true
 		c.tool = mcp.CallToolRequest{Params: &c.params, Extra: &c.extra}
@@ -393,10 +414,10 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	case "tools/list":
 		var params mcp.ListToolsParams
 		if len(req.Params) > 0 && json.Unmarshal(req.Params, &params) != nil {
-			return false
+			return nil, nil, nil
 		}
 		if params.Cursor != "" || f.d.ToolCount() > f.cfg.PageSize {
-			return false // pages: the go-sdk's cursors
+			return nil, nil, nil // pages: the go-sdk's cursors
 		}
 		meta, c.listOnly = params.Meta, true
 		mreq = &mcp.ListToolsRequest{Params: &params, Extra: &c.extra}
@@ -404,25 +425,25 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 	case "resources/read":
 		var params mcp.ReadResourceParams
 		if json.Unmarshal(req.Params, &params) != nil {
-			return false
+			return nil, nil, nil
 		}
 		read, ok := f.d.Resource(params.URI)
 		if !ok {
-			return false // templates, views, not found: the go-sdk
+			return nil, nil, nil // templates, views, not found: the go-sdk
 		}
 		meta, name, mayLog = params.Meta, params.URI, true
 		mreq = &mcp.ReadResourceRequest{Params: &params, Extra: &c.extra}
 		run = read
 	default:
-		return false
+		return nil, nil, nil
 	}
 	if _, ok := meta["progressToken"]; ok {
-		return false
+		return nil, nil, nil
 	}
 	switch {
 	case stateless:
 		if !f.statelessOK(r.Header, meta, name) {
-			return false
+			return nil, nil, nil
 		}
 	case sid == "":
 		// A 2025 client without a session (or any client under
@@ -431,24 +452,24 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 		// level is info, so the handler's log messages travel on the
 		// answer. A tool that might ask the client goes there.
 		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok || mayAsk {
-			return false
+			return nil, nil, nil
 		}
 		c.log.w = w
 		c.logs = &c.log
 	default:
 		if _, ok := meta[mcp.MetaKeyProtocolVersion]; ok {
-			return false // the go-sdk refuses 2026-07-28 _meta in a session
+			return nil, nil, nil // the go-sdk refuses 2026-07-28 _meta in a session
 		}
 		x, ok := f.sessions.Load(sid)
 		if !ok {
-			return false // unknown or expired: the endpoint answers 404
+			return nil, nil, nil // unknown or expired: the endpoint answers 404
 		}
 		c.fs = x.(*fastSession)
 		if (mayAsk && !c.fs.eligible) || (mayLog && c.fs.logging.Load()) {
-			return false
+			return nil, nil, nil
 		}
 		if !OwnedBy(c.fs.userID, auth.TokenInfoFromContext(r.Context())) {
-			return false // the go-sdk answers 403
+			return nil, nil, nil // the go-sdk answers 403
 		}
 	}
 
@@ -497,7 +518,7 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 			wh["Content-Type"] = contentJSON
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write(wire.ErrorResponse(req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "duplicate in-flight request ID " + string(req.ID)}))
-			return true
+			return c, nil, nil
 		}
 		c.listed = true
 		// The session's end cancels its calls in flight (endSession); one
@@ -506,12 +527,21 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 			c.cancel()
 		}
 	}
-	if resumable {
-		c.serveStream(r, run, mreq)
-		return true
-	}
+	return c, run, mreq
+}
+
+// serveJSON runs a call answered with one JSON message (or, for a 2025
+// request without a session whose handler logs, an event stream).
+func (c *fastCall) serveJSON(run mcp.MethodHandler, mreq mcp.Request) {
 	defer c.cleanup()
-	res, err := run(c.ctx, req.Method, mreq)
+	res, err := run(c.ctx, c.msg.Method, mreq)
+	c.answer(res, err)
+}
+
+// answer writes the answer of a call that ended with res and err.
+func (c *fastCall) answer(res mcp.Result, err error) {
+	w := c.w
+	wh := w.Header()
 	if c.wasCancelled() {
 		// The client cancelled the call: it gets no response. The
 		// POST is still answered as a request's POST must be (202 is
@@ -521,16 +551,15 @@ func (f *Handler) serve(w http.ResponseWriter, r *http.Request, body []byte, sta
 			wh["Content-Type"] = contentSSE
 			w.WriteHeader(http.StatusOK)
 		}
-		return true
+		return
 	}
 	out := c.encode(res, err)
 	if c.logs.end(out) {
-		return true // the answer was an event stream already
+		return // the answer was an event stream already
 	}
 	wh["Content-Type"] = contentJSON
-	w.WriteHeader(wire.ErrorStatus(stateless, err))
+	w.WriteHeader(wire.ErrorStatus(c.stateless, err))
 	w.Write(out)
-	return true
 }
 
 // The header values the fast path sets, shared by every answer: net/http

@@ -46,13 +46,21 @@ type fastStream struct {
 //     stream unknown.
 func (c *fastCall) serveStream(r *http.Request, run mcp.MethodHandler, mreq mcp.Request) {
 	defer c.cleanup()
-	f, w := c.f, c.w
 	if x, ok := mreq.(*mcp.CallToolRequest); ok && r.ProtoMajor == 1 && r.ProtoMinor == 1 {
 		x.Extra.CloseSSEStream = c.closeStream
 	}
 	// Past primeDelay the priming event goes out on its own (runLater,
 	// from f.calls), so that the client has an event id to resume from.
 	res, err := run(c.ctx, c.msg.Method, mreq)
+	c.streamAnswer(res, err)
+}
+
+// streamAnswer writes the answer of a resumable call that ended with res
+// and err, and stores it as the stream's event. It is serveStream's
+// second half, a function of its own so that its frame is not on the
+// stack while the handler runs (see Handler.serve).
+func (c *fastCall) streamAnswer(res mcp.Result, err error) {
+	f, w := c.f, c.w
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
