@@ -123,3 +123,90 @@ func TestLongSessionBounded(t *testing.T) {
 		t.Errorf("the heap grew by %d KiB over 2500 requests in one session", (after-warm)>>10)
 	}
 }
+
+// TestNoGrowthPerCall calls a tool tens of thousands of times, in a
+// session, without one and at 2026-07-28, and checks that the server's
+// live heap does not grow with the number of calls: whatever a call
+// keeps (in-flight entries, stream state, log buffers, caches) is let go
+// once it is answered. It is bench/load's growth per call, measured
+// without the noise of a process's resident memory.
+func TestNoGrowthPerCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a soak test")
+	}
+	app := testApp(newProbe())
+	app.Tools[0].NeverAsks = true // served on the fast path without a session too
+	s, err := connector.NewServer(app, connector.WithLogger(quietLogger(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	post := func(body string, header map[string]string) (int, string) {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		req.RemoteAddr = "127.0.0.1:1234"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(initBody))
+	req.RemoteAddr = "127.0.0.1:1234"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	sid := rec.Header().Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: no session: %d %s", rec.Code, rec.Body)
+	}
+	session := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+	if code, body := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); code != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %s", code, body)
+	}
+	const call = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C%d"}}%s}`
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+		meta   string
+	}{
+		{"session", session, ""},
+		{"without a session", map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, ""},
+		{"2026-07-28", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "find_orders"},
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"soak","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			meta := ""
+			if c.meta != "" {
+				meta = strings.Replace(call, "%s", "", 1)
+				meta = meta[:len(meta)-2] + c.meta + "}}"
+			}
+			calls := func(from, n int) {
+				for i := from; i < from+n; i++ {
+					var body string
+					if meta != "" {
+						body = fmt.Sprintf(meta, i, i%100)
+					} else {
+						body = fmt.Sprintf(call, i, i%100, "")
+					}
+					if code, got := post(body, c.header); code != http.StatusOK || !strings.Contains(got, `"orders"`) {
+						t.Fatalf("call %d: %d %s", i, code, got)
+					}
+				}
+			}
+			const warm, n = 3000, 30000
+			calls(1, warm)
+			before := heapAfterGC()
+			calls(1+warm, n)
+			after := heapAfterGC()
+			perCall := (float64(after) - float64(before)) / n
+			t.Logf("live heap %d B after %d calls, %d B after %d more: %.2f B a call", before, warm, after, n, perCall)
+			if perCall >= 1 {
+				t.Errorf("the live heap grew by %.2f B a call over %d calls, want 0", perCall, n)
+			}
+		})
+	}
+}
