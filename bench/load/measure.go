@@ -69,6 +69,7 @@ type server struct {
 	cmd  *exec.Cmd
 	url  string
 	done chan struct{}
+	log  *os.File // the server's stderr
 }
 
 // modes remembers, per server, whether the stateless era needed
@@ -358,12 +359,20 @@ func start(c config, name string, args []string, profile string) (*server, error
 	if profile != "" {
 		cmd.Env = append(cmd.Env, "BENCH_CPUPROFILE="+profile)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	// The server's log (mcpgen writes a line per request) goes to a file,
+	// not through a pipe to this process: reading it would take the load
+	// generator's CPU, and so calls from the servers that log.
+	log, err := os.CreateTemp("", "bench-load-"+name+"-*.log")
+	if err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, url: "http://" + addr + "/mcp", done: make(chan struct{})}
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		os.Remove(log.Name())
+		return nil, err
+	}
+	s := &server{cmd: cmd, url: "http://" + addr + "/mcp", done: make(chan struct{}), log: log}
 	go func() { cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -374,7 +383,9 @@ func start(c config, name string, args []string, profile string) (*server, error
 		}
 		select {
 		case <-s.done:
-			return nil, fmt.Errorf("%s exited: %s", name, stderr.String())
+			err := fmt.Errorf("%s exited: %s", name, s.logTail())
+			s.removeLog()
+			return nil, err
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -395,6 +406,22 @@ func (s *server) stop() {
 		s.cmd.Process.Kill()
 		<-s.done
 	}
+	s.removeLog()
+}
+
+// logTail is the end of the server's log, for an error.
+func (s *server) logTail() string {
+	b, _ := os.ReadFile(s.log.Name())
+	const max = 4 << 10
+	if len(b) > max {
+		b = b[len(b)-max:]
+	}
+	return string(b)
+}
+
+func (s *server) removeLog() {
+	s.log.Close()
+	os.Remove(s.log.Name())
 }
 
 func freePort() (int, error) {
