@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -115,33 +116,54 @@ func newOTLPClient(get func(string) string, signal string) (*otlpClient, error) 
 // post sends one export request. A 429 or 5xx answer is tried again,
 // twice at most, while ctx and the timeout allow.
 func (c *otlpClient) post(ctx context.Context, body []byte) error {
-	return c.send(ctx, body, nil)
+	return c.send(ctx, [][]byte{body}, nil)
 }
 
 // postBuffer is post of buf's bytes, and gives buf back once net/http is
 // done with it.
 func (c *otlpClient) postBuffer(ctx context.Context, buf *exportBuffer) error {
 	defer buf.release()
-	return c.send(ctx, buf.b, buf)
+	return c.send(ctx, [][]byte{buf.b}, buf)
 }
 
-func (c *otlpClient) send(ctx context.Context, body []byte, buf *exportBuffer) error {
+// postParts is post of the concatenation of parts, without making it. It
+// reports whether net/http is done with parts (it closed every body it
+// was given), after which their memory may be used again.
+func (c *otlpClient) postParts(ctx context.Context, parts ...[]byte) (done bool, err error) {
+	var open atomic.Int32
+	err = c.send(ctx, parts, &open)
+	return open.Load() == 0, err
+}
+
+// send posts parts, one after the other, as one request's body. buf, an
+// *exportBuffer or an *atomic.Int32, learns of every body net/http
+// closes: the buffer is given back, the count of bodies still open falls.
+func (c *otlpClient) send(ctx context.Context, parts [][]byte, buf any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
 	if c.gzip {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
-		zw.Write(body)
+		for _, p := range parts {
+			zw.Write(p)
+		}
 		zw.Close()
-		body, buf = b.Bytes(), nil
+		parts, buf, size = [][]byte{b.Bytes()}, nil, b.Len()
 	}
 	wait := 500 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		newBody := func() (io.ReadCloser, error) {
-			if buf != nil {
-				return newBufferReader(buf), nil
+			switch x := buf.(type) {
+			case *exportBuffer:
+				return newBufferReader(x), nil
+			case *atomic.Int32:
+				return newPartsBody(parts, x), nil
 			}
-			return io.NopCloser(bytes.NewReader(body)), nil
+			return newPartsBody(parts, nil), nil
 		}
 		rd, _ := newBody()
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, rd)
@@ -149,7 +171,7 @@ func (c *otlpClient) send(ctx context.Context, body []byte, buf *exportBuffer) e
 			rd.Close()
 			return err
 		}
-		req.ContentLength, req.GetBody = int64(len(body)), newBody // a redirect sends it again
+		req.ContentLength, req.GetBody = int64(size), newBody // a redirect sends it again
 		for k, v := range c.headers {
 			req.Header[k] = v
 		}
@@ -178,6 +200,56 @@ func (c *otlpClient) send(ctx context.Context, body []byte, buf *exportBuffer) e
 		}
 		wait *= 2
 	}
+}
+
+// partsBody reads parts one after the other as a request's body; open,
+// if not nil, counts the bodies not closed yet.
+type partsBody struct {
+	parts  [][]byte
+	open   *atomic.Int32
+	closed atomic.Bool
+}
+
+func newPartsBody(parts [][]byte, open *atomic.Int32) *partsBody {
+	if open != nil {
+		open.Add(1)
+	}
+	return &partsBody{parts: append([][]byte(nil), parts...), open: open}
+}
+
+func (b *partsBody) Read(p []byte) (int, error) {
+	for len(b.parts) > 0 && len(b.parts[0]) == 0 {
+		b.parts = b.parts[1:]
+	}
+	if len(b.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, b.parts[0])
+	b.parts[0] = b.parts[0][n:]
+	return n, nil
+}
+
+// WriteTo writes what is left in as many writes as parts: net/http's
+// io.Copy of the body then passes the spans, the largest part, in one.
+func (b *partsBody) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for len(b.parts) > 0 {
+		n, err := w.Write(b.parts[0])
+		total += int64(n)
+		b.parts[0] = b.parts[0][n:]
+		if err != nil {
+			return total, err
+		}
+		b.parts = b.parts[1:]
+	}
+	return total, nil
+}
+
+func (b *partsBody) Close() error {
+	if b.closed.CompareAndSwap(false, true) && b.open != nil {
+		b.open.Add(-1)
+	}
+	return nil
 }
 
 // exportRequest encodes an Export*ServiceRequest: its only field (1) is

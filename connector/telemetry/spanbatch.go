@@ -35,16 +35,18 @@ type spanBatcher struct {
 	curN     int      // and how many
 	full     []batch  // batches of maxBatch spans waiting to be sent
 	queued   int      // spans in cur and full
-	free     [][]byte // emptied batches' buffers
+	free     [][]byte // an emptied batch's buffer, for the next
 	batchCap int      // the size of the last full batch, for new buffers
 	dropped  int      // spans dropped since the last report
 	reported time.Time
 	closed   bool
-	wake     chan struct{}                            // a batch is full
-	flushing chan chan struct{}                       // Shutdown: send all and stop
-	done     chan struct{}                            // the sending goroutine has stopped
-	report   func(error)                              // otel.Handle
-	export   func(context.Context, []byte, int) error // sends one batch; tests replace it
+	wake     chan struct{}                                    // a batch is full
+	flushing chan chan struct{}                               // Shutdown: send all and stop
+	done     chan struct{}                                    // the sending goroutine has stopped
+	report   func(error)                                      // otel.Handle
+	export   func(context.Context, []byte, int) (bool, error) // sends one batch, says if its bytes may be reused; tests replace it
+	head     []byte                                           // send's, the frame before the spans
+	tail     []byte                                           // and after them
 }
 
 // batch is the encoded spans of one export request.
@@ -117,15 +119,25 @@ func newFrame(res *resource.Resource, scope instrumentation.Scope) frame {
 // appendRequest appends the ExportTraceServiceRequest of spans (encoded
 // ScopeSpans.spans fields) to b.
 func (f *frame) appendRequest(b, spans []byte) []byte {
-	scopeLen := len(f.scope) + len(spans) + len(f.scopeTail)
+	b = f.appendHead(b, len(spans))
+	b = append(b, spans...)
+	return f.appendTail(b)
+}
+
+// appendHead appends what comes before n bytes of spans in their export
+// request, and appendTail what comes after them.
+func (f *frame) appendHead(b []byte, n int) []byte {
+	scopeLen := len(f.scope) + n + len(f.scopeTail)
 	resLen := len(f.resource) + protowire.SizeTag(fResourceSpansScopeSpans) + protowire.SizeBytes(scopeLen) + len(f.resourceTail)
 	b = protowire.AppendTag(b, fExportResourceSpans, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(resLen))
 	b = append(b, f.resource...)
 	b = protowire.AppendTag(b, fResourceSpansScopeSpans, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(scopeLen))
-	b = append(b, f.scope...)
-	b = append(b, spans...)
+	return append(b, f.scope...)
+}
+
+func (f *frame) appendTail(b []byte) []byte {
 	b = append(b, f.scopeTail...)
 	return append(b, f.resourceTail...)
 }
@@ -229,23 +241,35 @@ func (bt *spanBatcher) sendQueued(all bool) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), bt.timeout)
-		if err := bt.export(ctx, next.b, next.n); err != nil {
+		reuse, err := bt.export(ctx, next.b, next.n)
+		if err != nil {
 			bt.report(err)
 		}
 		cancel()
+		if !reuse {
+			continue // net/http may still read it: left to the collector
+		}
 		bt.mu.Lock()
-		if len(bt.free) <= bt.maxQueue/bt.maxBatch && cap(next.b) <= maxKept {
+		// One spare buffer is enough while batches are sent as fast as
+		// they fill; more would sit in the heap, where every byte kept
+		// brings the next garbage collection closer in a connector whose
+		// own live heap is small.
+		if len(bt.free) == 0 && cap(next.b) <= maxKept {
 			bt.free = append(bt.free, next.b)
 		}
 		bt.mu.Unlock()
 	}
 }
 
-// send posts the spans in spans as one export request.
-func (bt *spanBatcher) send(ctx context.Context, spans []byte, _ int) error {
-	buf := bt.e.buffer()
-	buf.b = bt.frame.appendRequest(buf.b[:0], spans)
-	return bt.e.c.postBuffer(ctx, buf)
+// send posts the spans in spans as one export request: the frame's
+// bytes around them, without copying them. It reports whether spans may
+// be used again (net/http is done with them).
+func (bt *spanBatcher) send(ctx context.Context, spans []byte, _ int) (bool, error) {
+	bt.head = bt.frame.appendHead(bt.head[:0], len(spans))
+	if bt.tail == nil {
+		bt.tail = bt.frame.appendTail(nil)
+	}
+	return bt.e.c.postParts(ctx, bt.head, spans, bt.tail)
 }
 
 // shutdown sends what is queued and stops; spans that end after it are
