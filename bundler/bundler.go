@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,11 +218,21 @@ func (b *Bundler) fresh(vb *viewBuild) bool {
 // build rebuilds one view with its context and records its inputs.
 func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	var diags diag.List
-	vb.inputs = nil
 	e := vb.entry
+	abs := filepath.Join(b.opts.Dir, filepath.FromSlash(e.File))
+	// The files the last build read, and the view's own, as they are
+	// before esbuild reads them: one an editor writes while esbuild reads
+	// it (a truncating save is two steps) keeps this stamp, not the one
+	// after, so the next Rebuild sees it changed and builds it again
+	// rather than keep a bundle of half a file.
+	before := stamps(append(slices.Collect(maps.Keys(vb.inputs)), abs))
+	vb.inputs = nil
 	stop := context.AfterFunc(ctx, vb.ctx.Cancel)
 	res := vb.ctx.Rebuild()
 	stop()
+	if afterRebuild != nil {
+		afterRebuild()
+	}
 	for _, m := range res.Errors {
 		diags.Add(b.message(m, diag.Error, e))
 	}
@@ -230,7 +241,6 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 		warnings.Add(b.message(m, diag.Warning, e))
 	}
 	diags = b.dedupeMissingReact(diags, e)
-	abs := filepath.Join(b.opts.Dir, filepath.FromSlash(e.File))
 	src, err := os.ReadFile(abs)
 	if err != nil {
 		diags.Errorf(diag.Pos{File: abs}, "read-view", "", "cannot read view: %v", err)
@@ -262,6 +272,11 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 	v.Hash = hex.EncodeToString(sum[:])[:16]
 	v.URI = "ui://" + v.Name + "/" + v.Hash
 	inputs := b.inputs(res.Metafile, abs)
+	for p, st := range inputs {
+		if pre, ok := before[p]; ok && (pre.size != st.size || !pre.mod.Equal(st.mod)) {
+			inputs[p] = pre // changed during the build
+		}
+	}
 	v.Inputs = b.sources(inputs)
 	// esbuild drops imports a TypeScript file never uses as a value without
 	// resolving them, so a missing package imported that way bundles fine
@@ -278,6 +293,24 @@ func (b *Bundler) build(ctx context.Context, vb *viewBuild) diag.List {
 
 // inputs stamps the files a build read, from esbuild's metafile; the
 // modules mcpgen provides itself are not files.
+// afterRebuild, when set (by tests), runs right after esbuild's build of
+// a view, before its inputs are stamped.
+var afterRebuild func()
+
+// stamps returns the size and modification time of each of paths (size
+// -1 for one that cannot be read).
+func stamps(paths []string) map[string]stamp {
+	out := make(map[string]stamp, len(paths))
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			out[p] = stamp{fi.Size(), fi.ModTime()}
+		} else {
+			out[p] = stamp{size: -1}
+		}
+	}
+	return out
+}
+
 func (b *Bundler) inputs(metafile, viewFile string) map[string]stamp {
 	var meta struct {
 		Inputs map[string]json.RawMessage `json:"inputs"`
@@ -294,15 +327,7 @@ func (b *Bundler) inputs(metafile, viewFile string) map[string]stamp {
 			paths = append(paths, p)
 		}
 	}
-	out := make(map[string]stamp, len(paths))
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil {
-			out[p] = stamp{fi.Size(), fi.ModTime()}
-		} else {
-			out[p] = stamp{size: -1}
-		}
-	}
-	return out
+	return stamps(paths)
 }
 
 // sources lists the project's own files among a build's inputs, relative

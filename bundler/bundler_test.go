@@ -392,3 +392,26 @@ func FuzzParseMeta(f *testing.F) {
 		}
 	})
 }
+
+// TestEditDuringBuild saves a view while esbuild is building it, as an
+// editor's truncating save can land between esbuild's read and the end
+// of the build: the next Rebuild builds the view again from what is on
+// disk, rather than keep the bundle of what esbuild read.
+func TestEditDuringBuild(t *testing.T) {
+	dir := project(t, map[string]string{"ui/hello.tsx": hello})
+	b := newBundler(t, dir, false)
+	build(t, b)
+	file := filepath.Join(dir, "ui/hello.tsx")
+	write(t, file, strings.ReplaceAll(hello, "MARKER", "READ"))
+	afterRebuild = func() {
+		afterRebuild = nil
+		write(t, file, strings.ReplaceAll(hello, "MARKER", "SAVED LATER"))
+	}
+	t.Cleanup(func() { afterRebuild = nil })
+	if v := build(t, b); !strings.Contains(v[0].HTML, "READ") {
+		t.Fatalf("the build did not read the file as it was when it began")
+	}
+	if v := build(t, b); !strings.Contains(v[0].HTML, "SAVED LATER") {
+		t.Errorf("the save made during the build is not in the next bundle: the view was taken as unchanged")
+	}
+}
