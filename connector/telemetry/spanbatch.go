@@ -31,13 +31,13 @@ type spanBatcher struct {
 	timeout  time.Duration
 
 	mu       sync.Mutex
-	cur      []byte   // encoded spans of the batch being filled
-	curN     int      // and how many
-	full     []batch  // batches of maxBatch spans waiting to be sent
-	queued   int      // spans in cur and full
-	free     [][]byte // an emptied batch's buffer, for the next
-	batchCap int      // the size of the last full batch, for new buffers
-	dropped  int      // spans dropped since the last report
+	cur      []byte  // encoded spans of the batch being filled
+	curN     int     // and how many
+	full     []batch // batches of maxBatch spans waiting to be sent
+	queued   int     // spans in cur and full
+	spare    []byte  // an emptied batch's buffer, for the next
+	batchCap int     // the size of the last full batch, for new buffers
+	dropped  int     // spans dropped since the last report
 	reported time.Time
 	closed   bool
 	wake     chan struct{}                                    // a batch is full
@@ -45,8 +45,7 @@ type spanBatcher struct {
 	done     chan struct{}                                    // the sending goroutine has stopped
 	report   func(error)                                      // otel.Handle
 	export   func(context.Context, []byte, int) (bool, error) // sends one batch, says if its bytes may be reused; tests replace it
-	head     []byte                                           // send's, the frame before the spans
-	tail     []byte                                           // and after them
+	tail     []byte                                           // send's, the frame after the spans (never changed once made)
 }
 
 // batch is the encoded spans of one export request.
@@ -181,9 +180,8 @@ func (bt *spanBatcher) add(rec *spanRecord) {
 // buffer returns an emptied batch buffer, or a new one. Called with mu
 // held.
 func (bt *spanBatcher) buffer() []byte {
-	if n := len(bt.free); n > 0 {
-		b := bt.free[n-1]
-		bt.free = bt.free[:n-1]
+	if b := bt.spare; b != nil {
+		bt.spare = nil
 		return b[:0]
 	}
 	return make([]byte, 0, max(bt.batchCap, 32<<10))
@@ -254,8 +252,8 @@ func (bt *spanBatcher) sendQueued(all bool) {
 		// they fill; more would sit in the heap, where every byte kept
 		// brings the next garbage collection closer in a connector whose
 		// own live heap is small.
-		if len(bt.free) == 0 && cap(next.b) <= maxKept {
-			bt.free = append(bt.free, next.b)
+		if bt.spare == nil && cap(next.b) <= maxKept {
+			bt.spare = next.b
 		}
 		bt.mu.Unlock()
 	}
@@ -265,11 +263,12 @@ func (bt *spanBatcher) sendQueued(all bool) {
 // bytes around them, without copying them. It reports whether spans may
 // be used again (net/http is done with them).
 func (bt *spanBatcher) send(ctx context.Context, spans []byte, _ int) (bool, error) {
-	bt.head = bt.frame.appendHead(bt.head[:0], len(spans))
 	if bt.tail == nil {
 		bt.tail = bt.frame.appendTail(nil)
 	}
-	return bt.e.c.postParts(ctx, bt.head, spans, bt.tail)
+	// The head is made anew: a body net/http has not closed may still
+	// be reading the last one.
+	return bt.e.c.postParts(ctx, bt.frame.appendHead(nil, len(spans)), spans, bt.tail)
 }
 
 // shutdown sends what is queued and stops; spans that end after it are
