@@ -141,7 +141,7 @@ func TestNoGrowthPerCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.Handler()
-	post := func(body string, header map[string]string) (int, string) {
+	post := func(body string, header map[string]string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 		req.RemoteAddr = "127.0.0.1:1234"
 		req.Header.Set("Content-Type", "application/json")
@@ -151,21 +151,16 @@ func TestNoGrowthPerCall(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		return rec.Code, rec.Body.String()
+		return rec
 	}
-	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(initBody))
-	req.RemoteAddr = "127.0.0.1:1234"
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
+	rec := post(initBody, nil)
 	sid := rec.Header().Get("Mcp-Session-Id")
 	if sid == "" {
 		t.Fatalf("initialize: no session: %d %s", rec.Code, rec.Body)
 	}
 	session := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
-	if code, body := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); code != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: %d %s", code, body)
+	if rec := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); rec.Code != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %s", rec.Code, rec.Body)
 	}
 	const call = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"find_orders","arguments":{"customer":"C%d"}}%s}`
 	for _, c := range []struct {
@@ -192,8 +187,8 @@ func TestNoGrowthPerCall(t *testing.T) {
 					} else {
 						body = fmt.Sprintf(call, i, i%100, "")
 					}
-					if code, got := post(body, c.header); code != http.StatusOK || !strings.Contains(got, `"orders"`) {
-						t.Fatalf("call %d: %d %s", i, code, got)
+					if rec := post(body, c.header); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"orders"`) {
+						t.Fatalf("call %d: %d %s", i, rec.Code, rec.Body)
 					}
 				}
 			}

@@ -33,15 +33,7 @@ func TestPostPartsRetried(t *testing.T) {
 		}
 	}))
 	defer recv.Close()
-	c, err := newOTLPClient(func(k string) string {
-		if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
-			return recv.URL
-		}
-		return ""
-	}, "traces")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tracesClient(t, recv.URL)
 	head, spans, tail := []byte("head-"), bytes.Repeat([]byte("span."), 20000), []byte("-tail")
 	want := append(append(append([]byte(nil), head...), spans...), tail...)
 	done, err := c.postParts(context.Background(), head, spans, []byte{}, tail)
@@ -64,4 +56,20 @@ func TestPostPartsRetried(t *testing.T) {
 	if !bytes.Equal(spans, bytes.Repeat([]byte("span."), 20000)) {
 		t.Error("the parts were changed by sending them")
 	}
+}
+
+// tracesClient is the traces exporter's client of a connector whose
+// OTEL_EXPORTER_OTLP_ENDPOINT is url.
+func tracesClient(t testing.TB, url string) *otlpClient {
+	t.Helper()
+	c, err := newOTLPClient(func(k string) string {
+		if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+			return url
+		}
+		return ""
+	}, "traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

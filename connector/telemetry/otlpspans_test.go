@@ -90,16 +90,7 @@ func TestSpanExportReusesBuffers(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer recv.Close()
-	c, err := newOTLPClient(func(k string) string {
-		if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
-			return recv.URL
-		}
-		return ""
-	}, "traces")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &spanExporter{c: c}
+	e := &spanExporter{c: tracesClient(t, recv.URL)}
 	var want [][]byte
 	for seed := range uint64(20) {
 		spans := randomSpans(rand.New(rand.NewPCG(seed, 7)))
