@@ -87,7 +87,22 @@ type requestIDKey struct{}
 // serves (as sent), for the span's jsonrpc.request.id: the go-sdk does not
 // show it to middleware, so a transport that knows it says it here.
 func WithRequestID(ctx context.Context, id json.RawMessage) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
+	return &requestIDContext{Context: ctx, id: id}
+}
+
+// requestIDContext is a context carrying a request's id: the value of
+// requestIDKey is the context itself, so that the id is not boxed into
+// an allocation of its own, as context.WithValue would.
+type requestIDContext struct {
+	context.Context
+	id json.RawMessage
+}
+
+func (c *requestIDContext) Value(key any) any {
+	if key == (requestIDKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
 }
 
 // request is what a span and the metrics say of one request.
@@ -331,7 +346,8 @@ func appendRequestAttrs(attrs []attribute.KeyValue, ctx context.Context, d reque
 	if d.session != "" {
 		attrs = append(attrs, keySessionID.String(d.session))
 	}
-	if raw, ok := ctx.Value(requestIDKey{}).(json.RawMessage); ok && len(raw) > 0 {
+	if c, ok := ctx.Value(requestIDKey{}).(*requestIDContext); ok && len(c.id) > 0 {
+		raw := c.id
 		id := string(raw)
 		if raw[0] == '"' {
 			if uq, err := strconv.Unquote(id); err == nil {

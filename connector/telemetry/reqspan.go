@@ -49,8 +49,9 @@ type requestTracer struct {
 type requestSpan struct {
 	embedded.Span // a newer trace.Span fails to compile rather than panic
 
-	sc trace.SpanContext
-	rt *requestTracer
+	sc     trace.SpanContext
+	rt     *requestTracer
+	parent context.Context // the span is the context that carries it, a child of parent (Value)
 
 	mu  sync.Mutex
 	rec *spanRecord // nil when not recording: dropped by the sampler, or ended
@@ -75,14 +76,22 @@ func (rt *requestTracer) start(parent context.Context, name string, start time.T
 	} else {
 		tid = newTraceID()
 	}
+	// The SDK's samplers read only the parent's span context from
+	// ParentContext: without one, an empty context says the same, and
+	// spares them a walk to the root of the request's (the HTTP
+	// server's) chain of contexts each.
+	sctx := parent
+	if !psc.IsValid() && psc.TraceState().Len() == 0 {
+		sctx = context.Background()
+	}
 	sr := rt.sampler.ShouldSample(sdktrace.SamplingParameters{
-		ParentContext: parent, TraceID: tid, Name: name, Kind: trace.SpanKindServer, Links: links,
+		ParentContext: sctx, TraceID: tid, Name: name, Kind: trace.SpanKindServer, Links: links,
 	})
 	scc := trace.SpanContextConfig{TraceID: tid, SpanID: newSpanID(), TraceState: sr.Tracestate, TraceFlags: psc.TraceFlags() &^ trace.FlagsSampled}
 	if sr.Decision == sdktrace.RecordAndSample {
 		scc.TraceFlags |= trace.FlagsSampled
 	}
-	s := &requestSpan{sc: trace.NewSpanContext(scc), rt: rt}
+	s := &requestSpan{sc: trace.NewSpanContext(scc), rt: rt, parent: parent}
 	if sr.Decision != sdktrace.Drop {
 		rec, _ := rt.records.Get().(*spanRecord)
 		if rec == nil {
@@ -99,7 +108,54 @@ func (rt *requestTracer) start(parent context.Context, name string, start time.T
 		rec.setAttributes(&rt.limits, sr.Attributes)
 		s.rec = rec
 	}
-	return trace.ContextWithSpan(parent, s), s
+	if !spanIsContext {
+		return trace.ContextWithSpan(parent, s), s
+	}
+	return s, s
+}
+
+// A requestSpan is also the context that carries it: the one allocation
+// serves for both, and the span is found first when the handler's
+// context is asked for it. Package trace keeps a context's span under a
+// key of its own type, which spanKey holds: learned once from a context
+// that records what it is asked for, and checked (spanIsContext); if a
+// later version of package trace found its span otherwise, the span
+// would be put in a context of trace.ContextWithSpan's instead.
+var (
+	spanKey       = askedKey()
+	spanIsContext = func() bool {
+		s := &requestSpan{parent: context.Background()}
+		return spanKey != nil && trace.SpanFromContext(s) == trace.Span(s)
+	}()
+)
+
+// askedKey is the key trace.SpanFromContext asks a context for.
+func askedKey() any {
+	p := &keyProbe{Context: context.Background()}
+	trace.SpanFromContext(p)
+	return p.key
+}
+
+type keyProbe struct {
+	context.Context
+	key any
+}
+
+func (p *keyProbe) Value(key any) any {
+	p.key = key
+	return nil
+}
+
+func (s *requestSpan) Deadline() (time.Time, bool) { return s.parent.Deadline() }
+func (s *requestSpan) Done() <-chan struct{}       { return s.parent.Done() }
+func (s *requestSpan) Err() error                  { return s.parent.Err() }
+
+// Value is s itself for the key of a context's span, else parent's value.
+func (s *requestSpan) Value(key any) any {
+	if key == spanKey {
+		return trace.Span(s)
+	}
+	return s.parent.Value(key)
 }
 
 // newTraceID and newSpanID are the SDK's random ids (math/rand/v2,

@@ -635,7 +635,9 @@ func TestRequestSpanAllocs(t *testing.T) {
 		max     float64
 	}{
 		// Of these, the caller's context (the propagator's) and the
-		// metrics make 5; the SDK's span made 7 dropped and 12 sampled.
+		// metrics make 5, the span (its own context) 1 and the context
+		// carrying the request's id 1; the SDK's span made 7 dropped and
+		// 12 sampled.
 		{"dropped", sdktrace.NeverSample(), 7},
 		{"sampled", sdktrace.AlwaysSample(), 7},
 	} {
@@ -643,14 +645,61 @@ func TestRequestSpanAllocs(t *testing.T) {
 		req := callReq("lookup", mcp.Meta{"traceparent": sampledParent}, http.Header{"Mcp-Protocol-Version": {"2026-07-28"}})
 		res := &mcp.CallToolResult{}
 		h := p.own.Middleware(func(context.Context, string, mcp.Request) (mcp.Result, error) { return res, nil })
-		ctx := WithRequestID(context.Background(), json.RawMessage("7"))
-		h(ctx, "tools/call", req)
-		n := testing.AllocsPerRun(200, func() { h(ctx, "tools/call", req) })
+		id := json.RawMessage("7")
+		h(WithRequestID(context.Background(), id), "tools/call", req)
+		n := testing.AllocsPerRun(200, func() { h(WithRequestID(context.Background(), id), "tools/call", req) })
 		t.Logf("%s: %.1f allocations a request", c.name, n)
 		// A collection during the runs empties the pool of records now
 		// and then, which adds a fraction of an allocation.
 		if n > c.max+0.5 {
 			t.Errorf("%s: %.1f allocations a request, want at most %.0f", c.name, n, c.max)
 		}
+	}
+}
+
+// TestRequestSpanIsItsContext checks the context a request span is: the
+// handler finds the span in it, and the rest (values, deadline,
+// cancellation, a child's cancellation) is its parent's.
+func TestRequestSpanIsItsContext(t *testing.T) {
+	if !spanIsContext {
+		t.Fatal("package trace does not find a request span in the span's own context: each request pays for a context of trace.ContextWithSpan's")
+	}
+	p := newTwoPaths(t, sdktrace.ParentBased(sdktrace.AlwaysSample()), batchSettingsFromEnv())
+	type key struct{}
+	deadline := time.Now().Add(time.Hour)
+	parent, cancel := context.WithDeadline(context.WithValue(context.Background(), key{}, "v"), deadline)
+	var got context.Context
+	p.own.Middleware(func(ctx context.Context, _ string, _ mcp.Request) (mcp.Result, error) {
+		got = ctx
+		return &mcp.CallToolResult{}, nil
+	})(WithRequestID(parent, json.RawMessage("1")), "tools/call", callReq("lookup", nil, nil))
+	span, ok := trace.SpanFromContext(got).(*requestSpan)
+	if !ok || got != context.Context(span) {
+		t.Fatalf("the handler's context is %T, its span %T; want the request span as both", got, trace.SpanFromContext(got))
+	}
+	if v := got.Value(key{}); v != "v" {
+		t.Errorf("the parent's value reads %v", v)
+	}
+	if d, ok := got.Deadline(); !ok || !d.Equal(deadline) {
+		t.Errorf("deadline %v %v, want the parent's %v", d, ok, deadline)
+	}
+	child, stop := context.WithCancel(got)
+	defer stop()
+	if got.Err() != nil {
+		t.Fatalf("err %v before the parent is cancelled", got.Err())
+	}
+	cancel()
+	select {
+	case <-got.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the parent's cancellation did not reach the span's context")
+	}
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the parent's cancellation did not reach a child of the span's context")
+	}
+	if !errors.Is(got.Err(), context.Canceled) || !errors.Is(child.Err(), context.Canceled) {
+		t.Errorf("errors %v and %v, want context.Canceled", got.Err(), child.Err())
 	}
 }
