@@ -59,13 +59,14 @@ type config struct {
 	cpuprofile string
 	keep       bool
 	method     string
+	spin       time.Duration
 	rate       float64 // calls/s offered in total (open loop); 0: each client calls as fast as it is answered
 	binDir     string  // set in the pinned child: where the servers are built
 }
 
 func main() {
 	var c config
-	servers := flag.String("servers", "mcpgen,sdk,mcpgo,floor", "servers to measure (mcpgen, sdk, mcpgo, floor; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom; mcpgen with its state in a redis-server it starts: mcpgen-redis)")
+	servers := flag.String("servers", "mcpgen,sdk,mcpgo,floor", "servers to measure (mcpgen, sdk, mcpgo, floor; mcpgen with telemetry on: mcpgen-otel,\nmcpgen-otel-sampled, mcpgen-prom; with a fixed cost added to each call: mcpgen-spin; mcpgen with its state in a redis-server it starts: mcpgen-redis)")
 	const modesDoc = "modes: sessions (2025-11-25 in a session), sessionless (2025-11-25 without a session), sessionless-stateless (the same, servers run with --stateless), stateless (2026-07-28)"
 	eras := flag.String("modes", strings.Join(allModes, ","), modesDoc)
 	flag.StringVar(eras, "eras", strings.Join(allModes, ","), "the same as -modes")
@@ -83,6 +84,7 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the built servers (their directory is printed)")
 	flag.StringVar(&c.method, "method", methodCall, "what each call is: tools/call (find_orders), tools/list or resources/read (orders://summary)")
 	flag.Float64Var(&c.rate, "rate", 0, "offer `N` calls/s in total, spread evenly over the clients, whatever the answers' pace\n(open loop; latency counts from when a call was due), so that servers are compared at the same load;\n0: each client sends its next call as soon as the last is answered")
+	flag.DurationVar(&c.spin, "spin", 2*time.Microsecond, "what server mcpgen-spin adds to every call: `DURATION` of its CPU spent spinning")
 	flag.StringVar(&c.binDir, "bin-dir", "", "(internal) directory of built servers; set when re-run pinned")
 	caps := flag.String("client-caps", "", "capabilities the load client declares: elicitation, sampling, roots (comma-separated; none by default)")
 	flag.Parse()
@@ -98,7 +100,7 @@ func main() {
 	}
 	for _, s := range c.servers {
 		if _, ok := serverKinds[s]; !ok {
-			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, mcpgen-redis, mcpgen-base, mcpgen-redis-base, sdk, mcpgo, floor)", s)
+			fatalf("-servers: unknown server %q (mcpgen, mcpgen-otel, mcpgen-otel-sampled, mcpgen-prom, mcpgen-spin, mcpgen-redis, mcpgen-base, mcpgen-redis-base, sdk, mcpgo, floor)", s)
 		}
 	}
 	if slices.Contains(c.servers, "mcpgen-base") || slices.Contains(c.servers, "mcpgen-redis-base") {

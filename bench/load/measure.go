@@ -26,6 +26,10 @@ var serverKinds = map[string]string{
 	"mcpgen-otel":         "mcpgen, OTLP, every call traced",
 	"mcpgen-otel-sampled": "mcpgen, OTLP, 10% of calls traced",
 	"mcpgen-prom":         "mcpgen, Prometheus /metrics only",
+	// The same binary with a fixed cost added to every call (-spin): how
+	// much more CPU a call the harness measures for a server that does
+	// that much more work, at its lower load.
+	"mcpgen-spin": "mcpgen, each call spinning -spin",
 	// The same binary with its state in a redis-server (--store).
 	"mcpgen-redis": "mcpgen, --store redis://",
 	// mcpgen built from another commit (-base-bin), to compare a change
@@ -339,6 +343,9 @@ func start(c config, name string, args []string, profile string) (*server, error
 		if name == "mcpgen-otel-sampled" {
 			env = append(env, "OTEL_TRACES_SAMPLER=parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG=0.1")
 		}
+	case "mcpgen-spin":
+		bin = "mcpgen"
+		env = []string{"BENCH_SPIN=" + c.spin.String()}
 	case "mcpgen-prom":
 		bin = "mcpgen"
 		args = append(args, "--metrics-addr", "127.0.0.1:0")
@@ -629,13 +636,16 @@ func printPaired(c config, res map[key][]sample) {
 				if len(ss) != len(base) || len(ss) == 0 {
 					continue // a failed run breaks the pairing
 				}
-				rs := make([]float64, len(ss))
+				rs, ds := make([]float64, len(ss)), make([]float64, len(ss))
 				for i := range ss {
 					rs[i] = float64(ss[i].cpuPer) / float64(base[i].cpuPer)
+					ds[i] = float64(ss[i].cpuPer - base[i].cpuPer)
 				}
 				slices.Sort(rs)
+				slices.Sort(ds)
 				pct := func(r float64) string { return fmt.Sprintf("%+.0f %%", 100*(r-1)) }
-				rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s | %s | %s to %s |", modeLabel(era, name), n, serverKinds[name], serverKinds[ref], pct(medianOf(rs)), pct(rs[0]), pct(rs[len(rs)-1])))
+				rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s | %s | %s to %s | %+.1f µs |", modeLabel(era, name), n, serverKinds[name], serverKinds[ref],
+					pct(medianOf(rs)), pct(rs[0]), pct(rs[len(rs)-1]), medianOf(ds)/1e3))
 			}
 		}
 	}
@@ -645,8 +655,8 @@ func printPaired(c config, res map[key][]sample) {
 	fmt.Println()
 	fmt.Println("Server CPU per call against another server run in the same repetition (median and range of the per-repetition ratios):")
 	fmt.Println()
-	fmt.Println("| mode | clients | server | against | CPU/call | range |")
-	fmt.Println("|---|---:|---|---|---:|---|")
+	fmt.Println("| mode | clients | server | against | CPU/call | range | difference |")
+	fmt.Println("|---|---:|---|---|---:|---|---:|")
 	for _, r := range rows {
 		fmt.Println(r)
 	}

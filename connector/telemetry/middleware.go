@@ -121,7 +121,11 @@ func (t *Telemetry) describe(method string, req mcp.Request) request {
 	extra := req.GetExtra()
 	if extra != nil && extra.Header != nil {
 		d.transport = "tcp"
-		d.version = extra.Header.Get("Mcp-Protocol-Version")
+		// The header's name is canonical, as net/http keeps it: no
+		// need for Get's canonical copy of the name.
+		if v := extra.Header["Mcp-Protocol-Version"]; len(v) > 0 {
+			d.version = v[0]
+		}
 	}
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
@@ -224,11 +228,12 @@ func (t *Telemetry) finish(ctx context.Context, m *measure, res mcp.Result, err 
 	}
 	n, sized := resultSize(res)
 	sized = sized && err == nil
+	took := time.Since(start)
 	if ms.series != nil {
-		ms.series.record(time.Since(start).Seconds(), n, sized)
+		ms.series.record(took.Seconds(), n, sized)
 	} else {
 		opt := metric.WithAttributeSet(ms.set)
-		t.duration.Record(ctx, time.Since(start).Seconds(), opt)
+		t.duration.Record(ctx, took.Seconds(), opt)
 		if sized {
 			t.resultSize.Record(ctx, n, opt)
 		}
@@ -244,7 +249,11 @@ func (t *Telemetry) finish(ctx context.Context, m *measure, res mcp.Result, err 
 			}
 			span.SetStatus(codes.Error, errMsg)
 		}
-		span.End()
+		if rs, ok := span.(*requestSpan); ok {
+			rs.endAfter(took) // its start is the request's
+		} else {
+			span.End()
+		}
 	}
 	*m = measure{}
 	measures.Put(m)

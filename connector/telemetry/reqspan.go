@@ -36,9 +36,17 @@ import (
 type requestTracer struct {
 	provider trace.TracerProvider // the SDK's, which a handler reaches through TracerProvider
 	sampler  sdktrace.Sampler
+	parentOn bool // sampler is ParentBased(AlwaysSample()), the default
 	limits   sdktrace.SpanLimits
 	batch    *spanBatcher
 	records  sync.Pool // of *spanRecord
+}
+
+// newRequestTracer returns a tracer of request spans that sampler
+// decides on, within limits, ended into batch; provider is the SDK's.
+func newRequestTracer(provider trace.TracerProvider, sampler sdktrace.Sampler, limits sdktrace.SpanLimits, batch *spanBatcher) *requestTracer {
+	return &requestTracer{provider: provider, sampler: sampler, limits: limits, batch: batch,
+		parentOn: sampler.Description() == sdktrace.ParentBased(sdktrace.AlwaysSample()).Description()}
 }
 
 // requestSpan is the trace.Span a request's ctx carries. Its span context
@@ -76,17 +84,7 @@ func (rt *requestTracer) start(parent context.Context, name string, start time.T
 	} else {
 		tid = newTraceID()
 	}
-	// The SDK's samplers read only the parent's span context from
-	// ParentContext: without one, an empty context says the same, and
-	// spares them a walk to the root of the request's (the HTTP
-	// server's) chain of contexts each.
-	sctx := parent
-	if !psc.IsValid() && psc.TraceState().Len() == 0 {
-		sctx = context.Background()
-	}
-	sr := rt.sampler.ShouldSample(sdktrace.SamplingParameters{
-		ParentContext: sctx, TraceID: tid, Name: name, Kind: trace.SpanKindServer, Links: links,
-	})
+	sr := rt.sample(parent, psc, tid, name, links)
 	scc := trace.SpanContextConfig{TraceID: tid, SpanID: newSpanID(), TraceState: sr.Tracestate, TraceFlags: psc.TraceFlags() &^ trace.FlagsSampled}
 	if sr.Decision == sdktrace.RecordAndSample {
 		scc.TraceFlags |= trace.FlagsSampled
@@ -158,6 +156,30 @@ func (s *requestSpan) Value(key any) any {
 	return s.parent.Value(key)
 }
 
+// sample is the sampler's decision on the span called name of trace tid,
+// a child of psc, the span context in parent.
+func (rt *requestTracer) sample(parent context.Context, psc trace.SpanContext, tid trace.TraceID, name string, links []trace.Link) sdktrace.SamplingResult {
+	if rt.parentOn {
+		// What the default sampler decides, without asking it: a
+		// parent's decision, else always; the parent's trace state.
+		sr := sdktrace.SamplingResult{Decision: sdktrace.RecordAndSample, Tracestate: psc.TraceState()}
+		if psc.IsValid() && !psc.IsSampled() {
+			sr.Decision = sdktrace.Drop
+		}
+		return sr
+	}
+	// The SDK's samplers read only the parent's span context from
+	// ParentContext: without one, an empty context says the same, and
+	// spares them a walk to the root of the request's (the HTTP
+	// server's) chain of contexts each.
+	if !psc.IsValid() && psc.TraceState().Len() == 0 {
+		parent = context.Background()
+	}
+	return rt.sampler.ShouldSample(sdktrace.SamplingParameters{
+		ParentContext: parent, TraceID: tid, Name: name, Kind: trace.SpanKindServer, Links: links,
+	})
+}
+
 // newTraceID and newSpanID are the SDK's random ids (math/rand/v2,
 // never zero).
 func newTraceID() (tid trace.TraceID) {
@@ -196,10 +218,7 @@ func (rt *requestTracer) put(rec *spanRecord) {
 // End ends s: its record is written into the export batch if sampled,
 // and given back. Only the first End counts, as with the SDK.
 func (s *requestSpan) End(options ...trace.SpanEndOption) {
-	s.mu.Lock()
-	rec := s.rec
-	s.rec = nil
-	s.mu.Unlock()
+	rec := s.take()
 	if rec == nil {
 		return
 	}
@@ -209,13 +228,38 @@ func (s *requestSpan) End(options ...trace.SpanEndOption) {
 			rec.end = c.Timestamp()
 		}
 	}
+	s.rt.end(rec)
+}
+
+// endAfter is End for a span that lasted d from its start: the
+// middleware, which measured d for the request's metrics, does not read
+// the clock again.
+func (s *requestSpan) endAfter(d time.Duration) {
+	if rec := s.take(); rec != nil {
+		rec.end = rec.start.Add(d)
+		s.rt.end(rec)
+	}
+}
+
+// take takes s's record, which the first End gets and later ones do
+// not.
+func (s *requestSpan) take() *spanRecord {
+	s.mu.Lock()
+	rec := s.rec
+	s.rec = nil
+	s.mu.Unlock()
+	return rec
+}
+
+// end writes rec into the export batch if sampled, and gives it back.
+func (rt *requestTracer) end(rec *spanRecord) {
 	if rec.sampled {
 		if rec.attrsDirty {
 			rec.dedupAttrs()
 		}
-		s.rt.batch.add(rec)
+		rt.batch.add(rec)
 	}
-	s.rt.put(rec)
+	rt.put(rec)
 }
 
 func (s *requestSpan) SetAttributes(kvs ...attribute.KeyValue) {

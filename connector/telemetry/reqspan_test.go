@@ -73,7 +73,7 @@ func newTwoPathsLimited(t *testing.T, sampler sdktrace.Sampler, bs batchSettings
 	}
 	go p.batch.run()
 	t.Cleanup(func() { p.batch.shutdown(context.Background()) })
-	p.own.reqTracer = &requestTracer{provider: ownTP, sampler: sampler, limits: l, batch: p.batch}
+	p.own.reqTracer = newRequestTracer(ownTP, sampler, l, p.batch)
 	for _, tel := range []*Telemetry{p.sdk, p.own} {
 		tel.SetNames([]string{"lookup"}, []string{"greet"})
 	}

@@ -102,10 +102,8 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		// The resource the provider gives its spans, for the request
 		// spans: collectors see one service.
 		spanRes, _ := resource.Merge(resource.Environment(), res)
-		reqTracer = &requestTracer{
-			provider: tp, sampler: sampler, limits: sdktrace.NewSpanLimits(),
-			batch: newSpanBatcher(exp, spanRes, instrumentation.Scope{Name: ScopeName}, batchSettingsFromEnv()),
-		}
+		reqTracer = newRequestTracer(tp, sampler, sdktrace.NewSpanLimits(),
+			newSpanBatcher(exp, spanRes, instrumentation.Scope{Name: ScopeName}, batchSettingsFromEnv()))
 		go reqTracer.batch.run()
 		shutdown = append(shutdown, reqTracer.batch.shutdown, tp.Shutdown)
 		otel.SetTracerProvider(tp)

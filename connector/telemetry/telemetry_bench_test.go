@@ -23,7 +23,8 @@ import (
 // recorded span (the caller's traceparent is sampled), batched to an
 // exporter, and its metrics (the SDK's span, telemetry.New; and
 // mcpgen's own request span exported over OTLP, telemetry.Setup); and
-// with metrics only (no tracer).
+// with metrics only (no tracer). setup-root is setup for a request
+// without a caller's context.
 //
 //	go test -run '^$' -bench Middleware -benchmem ./connector/telemetry/
 func BenchmarkMiddleware(b *testing.B) {
@@ -55,12 +56,15 @@ func BenchmarkMiddleware(b *testing.B) {
 		defer mp.Shutdown(context.Background())
 		run(b, telemetry.Providers{Tracer: tp, Meter: mp})
 	})
-	b.Run("setup", func(b *testing.B) {
+	setup := func(b *testing.B, req mcp.Request) {
 		// As the connector binary sets it up: the request span is
 		// mcpgen's own, exported over OTLP/HTTP to a receiver in this
 		// process that drops it (its CPU counts too), metrics to OTLP.
+		// The queue holds every span the loop ends: none is dropped
+		// for the exporter being slower than the loop.
 		sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
 		defer sink.Close()
+		b.Setenv("OTEL_BSP_MAX_QUEUE_SIZE", "4000000") // the batching reads the process's environment
 		tel, err := telemetry.Setup(context.Background(), telemetry.Config{ServiceName: "bench", LookupEnv: func(k string) (string, bool) {
 			if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
 				return sink.URL, true
@@ -80,6 +84,12 @@ func BenchmarkMiddleware(b *testing.B) {
 			h(telemetry.WithRequestID(ctx, id), "tools/call", req)
 		}
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("setup", func(b *testing.B) { setup(b, req) })
+	b.Run("setup-root", func(b *testing.B) {
+		// A request without a caller's context, as bench/load's: the
+		// span starts a trace.
+		setup(b, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "lookup"}, Extra: req.Extra})
 	})
 	b.Run("metrics", func(b *testing.B) {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))

@@ -2,8 +2,15 @@ package main
 
 import (
 	"context"
+	"os"
 	"strconv"
+	"time"
 )
+
+// spin is how long each call busies its CPU before it answers
+// (BENCH_SPIN, a Go duration; none by default): the harness's control
+// for a fixed cost added to every call (server mcpgen-spin).
+var spin, _ = time.ParseDuration(os.Getenv("BENCH_SPIN"))
 
 // Status is the state of an order.
 type Status string
@@ -42,6 +49,10 @@ type FindOrdersOutput struct {
 //
 //mcpgen:tool readonly title="Find orders"
 func FindOrders(ctx context.Context, in FindOrdersInput) (FindOrdersOutput, error) {
+	if spin > 0 {
+		for t := time.Now(); time.Since(t) < spin; {
+		}
+	}
 	st := in.Status
 	if st == "" {
 		st = Open
