@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -323,7 +324,23 @@ func startFor(c config, name, era, profile string) (*server, error) {
 	return start(c, name, args, profile)
 }
 
+// start starts server name on a free port. A port found free can be
+// taken by another process (a client's connection) before the server
+// binds it: then the server is started again on another, a few times.
 func start(c config, name string, args []string, profile string) (*server, error) {
+	for try := 1; ; try++ {
+		s, err := startOn(c, name, args, profile)
+		if err == nil || try == 3 || !errors.Is(err, errPortTaken) {
+			return s, err
+		}
+	}
+}
+
+// errPortTaken is startOn's error when the server exited because its
+// port was taken.
+var errPortTaken = errors.New("port taken")
+
+func startOn(c config, name string, args []string, profile string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -390,9 +407,12 @@ func start(c config, name string, args []string, profile string) (*server, error
 		}
 		select {
 		case <-s.done:
-			err := fmt.Errorf("%s exited: %s", name, s.logTail())
+			tail := s.logTail()
 			s.removeLog()
-			return nil, err
+			if strings.Contains(tail, "address already in use") {
+				return nil, fmt.Errorf("%s exited: %s: %w", name, tail, errPortTaken)
+			}
+			return nil, fmt.Errorf("%s exited: %s", name, tail)
 		default:
 		}
 		if time.Now().After(deadline) {
