@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	goruntime "runtime"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,6 +78,14 @@ func BenchmarkCallTool(b *testing.B) {
 }
 
 // cpuTime is the CPU time (user + system) this process has used.
+// gcTime is the CPU time the garbage collector has used (runtime/metrics'
+// estimate: marking, assists, pauses), for a benchmark's gc-ns/op.
+func gcTime() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return time.Duration(s[0].Value.Float64() * 1e9)
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

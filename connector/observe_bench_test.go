@@ -24,9 +24,10 @@ import (
 // traceparent, a ratio sampler); and as the connector binary sets it up
 // (telemetry.Setup) with every call traced and exported over OTLP/HTTP to
 // a receiver in the same process that reads and drops the requests, whose
-// CPU counts too.
+// CPU counts too; otlp-root is otlp for calls without the caller's trace
+// context (each span starts a trace), as bench/load's.
 //
-//	go test -run '^$' -bench Telemetry -benchmem ./runtime/
+//	go test -run '^$' -bench Telemetry -benchmem ./connector/
 func BenchmarkTelemetry(b *testing.B) {
 	app := func() *connector.App {
 		a := testApp(newProbe())
@@ -53,7 +54,7 @@ func BenchmarkTelemetry(b *testing.B) {
 	b.Run("off", func(b *testing.B) { benchStatelessCall(b, app(), statelessCall) })
 	b.Run("metrics", func(b *testing.B) { on(b, statelessCall, nil, false) })
 	b.Run("traced", func(b *testing.B) { on(b, statelessCall, sdktrace.ParentBased(sdktrace.AlwaysSample()), true) })
-	b.Run("otlp", func(b *testing.B) {
+	otlp := func(b *testing.B, body string) {
 		sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
 		defer sink.Close()
 		tel, err := telemetry.Setup(context.Background(), telemetry.Config{ServiceName: "bench", LookupEnv: func(k string) (string, bool) {
@@ -66,8 +67,10 @@ func BenchmarkTelemetry(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer tel.Shutdown(context.Background())
-		benchStatelessCall(b, app(), statelessCall, connector.WithTelemetry(tel))
-	})
+		benchStatelessCall(b, app(), body, connector.WithTelemetry(tel))
+	}
+	b.Run("otlp", func(b *testing.B) { otlp(b, statelessCall) })
+	b.Run("otlp-root", func(b *testing.B) { otlp(b, strings.Replace(statelessCall, tracedMeta, "", 1)) })
 	b.Run("sampled10", func(b *testing.B) {
 		on(b, strings.Replace(statelessCall, tracedMeta, "", 1), sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1)), true)
 	})
@@ -103,9 +106,10 @@ func benchStatelessCall(b *testing.B, app *connector.App, body string, opts ...c
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0, gc0 := cpuTime(), gcTime()
 	for b.Loop() {
 		serve()
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(gcTime()-gc0)/float64(b.N), "gc-ns/op")
 }

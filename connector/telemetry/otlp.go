@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -128,16 +129,58 @@ func (c *otlpClient) postBuffer(ctx context.Context, buf *exportBuffer) error {
 
 // postParts is post of the concatenation of parts, without making it. It
 // reports whether net/http is done with parts (it closed every body it
-// was given), after which their memory may be used again.
-func (c *otlpClient) postParts(ctx context.Context, parts ...[]byte) (done bool, err error) {
-	var open atomic.Int32
+// was given), after which their memory may be used again; if it is not,
+// release (if not nil) is called when it is: net/http closes a request's
+// body, if not before Do returns then after.
+func (c *otlpClient) postParts(ctx context.Context, release func(), parts ...[]byte) (done bool, err error) {
+	var open bodies
 	err = c.send(ctx, parts, &open)
-	return open.Load() == 0, err
+	return open.giveUp(release), err
+}
+
+// bodies counts the request bodies made of one set of parts that
+// net/http has not closed yet.
+type bodies struct {
+	mu      sync.Mutex
+	open    int
+	gone    bool   // the sender gave the parts up while bodies were open
+	release func() // then called when the last is closed
+}
+
+func (o *bodies) opened() {
+	o.mu.Lock()
+	o.open++
+	o.mu.Unlock()
+}
+
+func (o *bodies) closed() {
+	o.mu.Lock()
+	o.open--
+	var release func()
+	if o.open == 0 && o.gone {
+		release, o.release = o.release, nil
+	}
+	o.mu.Unlock()
+	if release != nil {
+		release()
+	}
+}
+
+// giveUp reports whether every body is closed; if one is not, release
+// is called when the last one is.
+func (o *bodies) giveUp(release func()) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.open == 0 {
+		return true
+	}
+	o.gone, o.release = true, release
+	return false
 }
 
 // send posts parts, one after the other, as one request's body. buf, an
-// *exportBuffer or an *atomic.Int32, learns of every body net/http
-// closes: the buffer is given back, the count of bodies still open falls.
+// *exportBuffer or a *bodies, learns of every body net/http closes: the
+// buffer is given back, the count of bodies still open falls.
 func (c *otlpClient) send(ctx context.Context, parts [][]byte, buf any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -160,7 +203,7 @@ func (c *otlpClient) send(ctx context.Context, parts [][]byte, buf any) error {
 			switch x := buf.(type) {
 			case *exportBuffer:
 				return newBufferReader(x), nil
-			case *atomic.Int32:
+			case *bodies:
 				return newPartsBody(parts, x), nil
 			}
 			return newPartsBody(parts, nil), nil
@@ -206,13 +249,13 @@ func (c *otlpClient) send(ctx context.Context, parts [][]byte, buf any) error {
 // if not nil, counts the bodies not closed yet.
 type partsBody struct {
 	parts  [][]byte
-	open   *atomic.Int32
+	open   *bodies
 	closed atomic.Bool
 }
 
-func newPartsBody(parts [][]byte, open *atomic.Int32) *partsBody {
+func newPartsBody(parts [][]byte, open *bodies) *partsBody {
 	if open != nil {
-		open.Add(1)
+		open.opened()
 	}
 	return &partsBody{parts: append([][]byte(nil), parts...), open: open}
 }
@@ -247,7 +290,7 @@ func (b *partsBody) WriteTo(w io.Writer) (int64, error) {
 
 func (b *partsBody) Close() error {
 	if b.closed.CompareAndSwap(false, true) && b.open != nil {
-		b.open.Add(-1)
+		b.open.closed()
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func newTwoPathsLimited(t *testing.T, sampler sdktrace.Sampler, bs batchSettings
 		t.Fatal(err)
 	}
 	p.batch = newSpanBatcher(&spanExporter{}, testResource, instrumentation.Scope{Name: ScopeName}, bs)
-	p.batch.export = func(_ context.Context, spans []byte, _ int) (bool, error) {
+	p.batch.export = func(_ context.Context, spans []byte, _ int, _ func()) (bool, error) {
 		p.mu.Lock()
 		p.exports = append(p.exports, p.batch.frame.appendRequest(nil, spans))
 		p.mu.Unlock()
@@ -483,7 +483,7 @@ func TestSpanBatcher(t *testing.T) {
 	)
 	sent := make(chan int, 100)
 	hold, entered := make(chan struct{}), make(chan struct{}, 100)
-	bt.export = func(_ context.Context, spans []byte, n int) (bool, error) {
+	bt.export = func(_ context.Context, spans []byte, n int, _ func()) (bool, error) {
 		entered <- struct{}{}
 		<-hold
 		var req coltracepb.ExportTraceServiceRequest
@@ -543,7 +543,7 @@ func TestSpanBatcherDelay(t *testing.T) {
 	bt := newSpanBatcher(&spanExporter{}, testResource, instrumentation.Scope{Name: ScopeName},
 		batchSettings{maxQueue: 100, maxBatch: 50, delay: 20 * time.Millisecond, timeout: time.Second})
 	sent := make(chan int, 1)
-	bt.export = func(_ context.Context, _ []byte, n int) (bool, error) { sent <- n; return true, nil }
+	bt.export = func(_ context.Context, _ []byte, n int, _ func()) (bool, error) { sent <- n; return true, nil }
 	go bt.run()
 	defer bt.shutdown(context.Background())
 	bt.add(&spanRecord{spanFields: spanFields{name: "x"}})
@@ -591,7 +591,7 @@ func checkBatchEncoding(t *testing.T, seed uint64) {
 	maxBatch := 1 + r.IntN(len(spans)+1)
 	bt := newSpanBatcher(&spanExporter{}, res, scope, batchSettings{maxQueue: 1000, maxBatch: maxBatch, delay: time.Hour, timeout: time.Second})
 	var got [][]byte
-	bt.export = func(_ context.Context, b []byte, _ int) (bool, error) {
+	bt.export = func(_ context.Context, b []byte, _ int, _ func()) (bool, error) {
 		got = append(got, bt.frame.appendRequest([]byte("junk")[:0], b))
 		return true, nil
 	}

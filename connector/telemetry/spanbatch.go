@@ -31,27 +31,66 @@ type spanBatcher struct {
 	timeout  time.Duration
 
 	mu       sync.Mutex
-	cur      []byte  // encoded spans of the batch being filled
-	curN     int     // and how many
-	full     []batch // batches of maxBatch spans waiting to be sent
-	queued   int     // spans in cur and full
-	spare    []byte  // an emptied batch's buffer, for the next
-	batchCap int     // the size of the last full batch, for new buffers
-	dropped  int     // spans dropped since the last report
+	cur      *batchBuf // encoded spans of the batch being filled
+	curN     int       // and how many
+	full     []batch   // batches waiting to be sent: of maxBatch spans, or as many as their buffer held
+	queued   int       // spans in cur and full
+	spare    *batchBuf // an emptied batch's buffer, for the next
+	bufSize  int       // the size of new buffers, a whole number of pages
+	dropped  int       // spans dropped since the last report
 	reported time.Time
 	closed   bool
-	wake     chan struct{}                                    // a batch is full
-	flushing chan chan struct{}                               // Shutdown: send all and stop
-	done     chan struct{}                                    // the sending goroutine has stopped
-	report   func(error)                                      // otel.Handle
-	export   func(context.Context, []byte, int) (bool, error) // sends one batch, says if its bytes may be reused; tests replace it
-	tail     []byte                                           // send's, the frame after the spans (never changed once made)
+	wake     chan struct{}                                            // a batch is full
+	flushing chan chan struct{}                                       // Shutdown: send all and stop
+	done     chan struct{}                                            // the sending goroutine has stopped
+	report   func(error)                                              // otel.Handle
+	export   func(context.Context, []byte, int, func()) (bool, error) // sends one batch, says if its bytes may be reused (else it calls the func once they may be freed); tests replace it
+	tail     []byte                                                   // send's, the frame after the spans (never changed once made)
 }
 
 // batch is the encoded spans of one export request.
 type batch struct {
-	b []byte
-	n int
+	buf *batchBuf
+	n   int
+}
+
+// batchBuf is the memory a batch's encoded spans are written to. Where
+// the system allows it is mapped outside the Go heap: a connector's own
+// live heap is often a few hundred KB, the garbage collector's goal stays
+// at its 4 MB floor, and the batches held there (the one being filled and
+// the one being sent, over 100 KB each) would bring every collection
+// closer (see docs/decisions.md). A buffer never grows in place: a span
+// that does not fit moves the batch to a larger one (grow).
+type batchBuf struct {
+	b      []byte // the spans so far; cap is all of the memory
+	mapped bool   // b is a mapping of its own, given back by free
+}
+
+// batchPage is the unit of buffer sizes.
+var batchPage = os.Getpagesize()
+
+// firstBatchSize is the size of the first buffers; a batch that
+// outgrows one moves to one twice as large, the size of the next ones
+// (up to maxKept).
+const firstBatchSize = 64 << 10
+
+// newBatchBuf returns an empty buffer of size bytes or more.
+func newBatchBuf(size int) *batchBuf {
+	size = (size + batchPage - 1) / batchPage * batchPage
+	if m := mapBatchMemory(size); m != nil {
+		return &batchBuf{b: m[:0], mapped: true}
+	}
+	return &batchBuf{b: make([]byte, 0, size)}
+}
+
+// free gives a mapped buffer's memory back to the system; nothing may
+// read it after. A buffer of the heap is left to the garbage collector.
+func (m *batchBuf) free() {
+	if m.mapped {
+		m.mapped = false
+		unmapBatchMemory(m.b[:cap(m.b)])
+	}
+	m.b = nil
 }
 
 // batchSettings are the batch span processor's settings.
@@ -92,6 +131,7 @@ func newSpanBatcher(e *spanExporter, res *resource.Resource, scope instrumentati
 	}
 	b.frame = newFrame(res, scope)
 	b.export = b.send
+	b.bufSize = (firstBatchSize + batchPage - 1) / batchPage * batchPage
 	return b
 }
 
@@ -157,14 +197,15 @@ func (bt *spanBatcher) add(rec *spanRecord) {
 		return
 	}
 	if bt.cur == nil {
-		bt.cur = bt.buffer()
+		bt.cur = bt.buffer(len(rec.enc))
+	} else if len(bt.cur.b)+len(rec.enc) > cap(bt.cur.b) {
+		bt.cur = bt.grow(bt.cur, len(rec.enc))
 	}
-	bt.cur = append(bt.cur, rec.enc...)
+	bt.cur.b = append(bt.cur.b, rec.enc...) // within its capacity: it stays where it is
 	bt.curN++
 	bt.queued++
 	full := bt.curN >= bt.maxBatch
 	if full {
-		bt.batchCap = max(bt.batchCap, len(bt.cur)+len(bt.cur)/8)
 		bt.full = append(bt.full, batch{bt.cur, bt.curN})
 		bt.cur, bt.curN = nil, 0
 	}
@@ -177,14 +218,34 @@ func (bt *spanBatcher) add(rec *spanRecord) {
 	}
 }
 
-// buffer returns an emptied batch buffer, or a new one. Called with mu
+// grow returns a buffer holding cur's spans with room for need bytes
+// more, and frees cur: new buffers are made as large, so that a batch
+// outgrows its buffer only until they hold maxBatch spans. Called with mu
 // held.
-func (bt *spanBatcher) buffer() []byte {
-	if b := bt.spare; b != nil {
-		bt.spare = nil
-		return b[:0]
+func (bt *spanBatcher) grow(cur *batchBuf, need int) *batchBuf {
+	size := max(2*cap(cur.b), len(cur.b)+need)
+	if size <= maxKept {
+		bt.bufSize = max(bt.bufSize, size)
 	}
-	return make([]byte, 0, max(bt.batchCap, 32<<10))
+	bigger := newBatchBuf(size)
+	bigger.b = append(bigger.b, cur.b...)
+	cur.free()
+	return bigger
+}
+
+// buffer returns an emptied batch buffer with room for need bytes, or
+// a new one. Called with mu held.
+func (bt *spanBatcher) buffer(need int) *batchBuf {
+	size := max(bt.bufSize, need)
+	if s := bt.spare; s != nil {
+		bt.spare = nil
+		if cap(s.b) >= size {
+			s.b = s.b[:0]
+			return s
+		}
+		s.free() // smaller than buffers are now
+	}
+	return newBatchBuf(size)
 }
 
 // run sends the full batches when told, and everything every delay,
@@ -202,6 +263,12 @@ func (bt *spanBatcher) run() {
 			timer.Reset(bt.delay)
 		case sent := <-bt.flushing:
 			bt.sendQueued(true)
+			bt.mu.Lock()
+			if bt.spare != nil {
+				bt.spare.free()
+				bt.spare = nil
+			}
+			bt.mu.Unlock()
 			close(sent)
 			return
 		}
@@ -239,36 +306,39 @@ func (bt *spanBatcher) sendQueued(all bool) {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), bt.timeout)
-		reuse, err := bt.export(ctx, next.b, next.n)
+		reuse, err := bt.export(ctx, next.buf.b, next.n, next.buf.free)
 		if err != nil {
 			bt.report(err)
 		}
 		cancel()
 		if !reuse {
-			continue // net/http may still read it: left to the collector
+			continue // net/http may still read it: freed once it has closed the last body
 		}
 		bt.mu.Lock()
 		// One spare buffer is enough while batches are sent as fast as
-		// they fill; more would sit in the heap, where every byte kept
-		// brings the next garbage collection closer in a connector whose
-		// own live heap is small.
-		if bt.spare == nil && cap(next.b) <= maxKept {
-			bt.spare = next.b
+		// they fill; one of another size than new ones is freed.
+		if bt.spare == nil && cap(next.buf.b) == bt.bufSize {
+			bt.spare = next.buf
+			next.buf = nil
 		}
 		bt.mu.Unlock()
+		if next.buf != nil {
+			next.buf.free()
+		}
 	}
 }
 
 // send posts the spans in spans as one export request: the frame's
 // bytes around them, without copying them. It reports whether spans may
-// be used again (net/http is done with them).
-func (bt *spanBatcher) send(ctx context.Context, spans []byte, _ int) (bool, error) {
+// be used again (net/http is done with them); if not, release is called
+// once they may.
+func (bt *spanBatcher) send(ctx context.Context, spans []byte, _ int, release func()) (bool, error) {
 	if bt.tail == nil {
 		bt.tail = bt.frame.appendTail(nil)
 	}
 	// The head is made anew: a body net/http has not closed may still
 	// be reading the last one.
-	return bt.e.c.postParts(ctx, bt.frame.appendHead(nil, len(spans)), spans, bt.tail)
+	return bt.e.c.postParts(ctx, release, bt.frame.appendHead(nil, len(spans)), spans, bt.tail)
 }
 
 // shutdown sends what is queued and stops; spans that end after it are
