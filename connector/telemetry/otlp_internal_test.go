@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,5 +163,39 @@ func TestSpanBatcherMemory(t *testing.T) {
 	}
 	if bt.spare != nil || spare.b != nil {
 		t.Error("the spare buffer is kept after shutdown")
+	}
+}
+
+// TestSpanBatcherKeepsGrownBuffer checks that once spans have outgrown
+// the first buffers, by a size that is not a whole number of pages, the
+// buffer of a sent batch is kept for the next one rather than mapped
+// anew for each batch.
+func TestSpanBatcherKeepsGrownBuffer(t *testing.T) {
+	bt := newSpanBatcher(&spanExporter{}, testResource, instrumentation.Scope{Name: ScopeName},
+		batchSettings{maxQueue: 100, maxBatch: 2, delay: time.Hour, timeout: time.Second})
+	bt.export = func(context.Context, []byte, int, func()) (bool, error) { return true, nil }
+	go bt.run()
+	defer bt.shutdown(context.Background())
+	small := &spanRecord{spanFields: spanFields{name: "small"}}
+	large := &spanRecord{spanFields: spanFields{name: strings.Repeat("x", 200_001)}}
+	for batch := range 3 {
+		bt.add(small)
+		bt.add(large)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			bt.mu.Lock()
+			spare, bufSize, queued := bt.spare, bt.bufSize, bt.queued
+			bt.mu.Unlock()
+			if queued == 0 && spare != nil {
+				if cap(spare.b) != bufSize || bufSize%batchPage != 0 {
+					t.Fatalf("batch %d: a spare of %d bytes for buffers of %d", batch, cap(spare.b), bufSize)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("batch %d: no buffer kept after it was sent (buffers of %d bytes)", batch, bufSize)
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 }

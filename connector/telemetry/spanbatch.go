@@ -74,9 +74,13 @@ var batchPage = os.Getpagesize()
 // (up to maxKept).
 const firstBatchSize = 64 << 10
 
-// newBatchBuf returns an empty buffer of size bytes or more.
+// pages is n rounded up to a whole number of pages.
+func pages(n int) int { return (n + batchPage - 1) / batchPage * batchPage }
+
+// newBatchBuf returns an empty buffer of size bytes or more, a whole
+// number of pages.
 func newBatchBuf(size int) *batchBuf {
-	size = (size + batchPage - 1) / batchPage * batchPage
+	size = pages(size)
 	if m := mapBatchMemory(size); m != nil {
 		return &batchBuf{b: m[:0], mapped: true}
 	}
@@ -131,7 +135,7 @@ func newSpanBatcher(e *spanExporter, res *resource.Resource, scope instrumentati
 	}
 	b.frame = newFrame(res, scope)
 	b.export = b.send
-	b.bufSize = (firstBatchSize + batchPage - 1) / batchPage * batchPage
+	b.bufSize = pages(firstBatchSize)
 	return b
 }
 
@@ -223,7 +227,7 @@ func (bt *spanBatcher) add(rec *spanRecord) {
 // outgrows its buffer only until they hold maxBatch spans. Called with mu
 // held.
 func (bt *spanBatcher) grow(cur *batchBuf, need int) *batchBuf {
-	size := max(2*cap(cur.b), len(cur.b)+need)
+	size := pages(max(2*cap(cur.b), len(cur.b)+need))
 	if size <= maxKept {
 		bt.bufSize = max(bt.bufSize, size)
 	}
@@ -236,6 +240,9 @@ func (bt *spanBatcher) grow(cur *batchBuf, need int) *batchBuf {
 // buffer returns an emptied batch buffer with room for need bytes, or
 // a new one. Called with mu held.
 func (bt *spanBatcher) buffer(need int) *batchBuf {
+	if need = pages(need); need > bt.bufSize && need <= maxKept {
+		bt.bufSize = need
+	}
 	size := max(bt.bufSize, need)
 	if s := bt.spare; s != nil {
 		bt.spare = nil
